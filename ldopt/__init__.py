@@ -1,0 +1,41 @@
+"""ldopt: decision-focused learning at scale through Lagrangian decomposition (no torch here)."""
+
+from . import problems, solvers
+from .errors import (
+    CacheError,
+    ConstraintError,
+    CostParamError,
+    DecompositionError,
+    InputError,
+    LdoptError,
+    ModelError,
+    ObjectiveError,
+    SolverError,
+    SolverUnavailableError,
+    VariableError,
+)
+from .problem import Problem
+from .solution import Solution
+from .solvers import Availability, SolverOptions
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Availability",
+    "CacheError",
+    "ConstraintError",
+    "CostParamError",
+    "DecompositionError",
+    "InputError",
+    "LdoptError",
+    "ModelError",
+    "ObjectiveError",
+    "Problem",
+    "Solution",
+    "SolverError",
+    "SolverOptions",
+    "SolverUnavailableError",
+    "VariableError",
+    "problems",
+    "solvers",
+]

@@ -1,0 +1,75 @@
+"""One linear row over bounded continuous variables (a budget or simplex row), in closed form.
+
+Fits ``max λ·x  s.t.  lo <= a·x <= hi,  l <= x <= u`` with finite bounds and the nonzero ``a_j``
+all of one sign. In ``y_j = a_j x_j`` it is a fractional knapsack: every ``y_j`` starts at its
+best bound; if the row is violated, the items with the worst ratio ``λ_j / a_j`` move first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..compile import CompiledModel
+from ..errors import DecompositionError
+from .base import Oracle
+
+
+class LinearRowOracle(Oracle):
+    name = "linear-row"
+
+    def __init__(self, a: np.ndarray, lo: float, hi: float, lb: np.ndarray, ub: np.ndarray) -> None:
+        self.a, self.lo, self.hi, self.lb, self.ub = a, lo, hi, lb, ub
+        self.on = a != 0
+        ya, yb = a * lb, a * ub  # y-bounds (a > 0 on the row after normalisation)
+        self.ylo = np.where(self.on, ya, 0.0)
+        self.yhi = np.where(self.on, yb, 0.0)
+        if self.ylo.sum() > hi + 1e-9 or self.yhi.sum() < lo - 1e-9:
+            raise DecompositionError("a linear budget row is infeasible over the variable bounds")
+
+    @classmethod
+    def fit(cls, block: CompiledModel) -> LinearRowOracle | None:
+        if len(block.rows) != 1 or block.rows[0].is_quadratic or (block.var_type != "C").any():
+            return None
+        if not (np.isfinite(block.var_lb).all() and np.isfinite(block.var_ub).all()):
+            return None
+        row = block.rows[0]
+        a = row.dense(block.num_vars)
+        nz = a[a != 0]
+        if not len(nz):
+            return None
+        lo, hi = row.lo, row.hi
+        if (nz < 0).all():
+            a, lo, hi = -a, -hi, -lo
+        elif not (nz > 0).all():
+            return None
+        return cls(a, lo, hi, block.var_lb.copy(), block.var_ub.copy())
+
+    def solve(self, lam: np.ndarray) -> np.ndarray:
+        lam = np.atleast_2d(np.asarray(lam, dtype=float))
+        B, n = lam.shape
+        x = np.where(lam > 0, self.ub, self.lb) * np.ones((B, 1))  # off-row variables: best bound
+        on = np.flatnonzero(self.on)
+        ratio = lam[:, on] / self.a[on]
+        y = np.where(ratio > 0, self.yhi[on], self.ylo[on])
+        total = y.sum(axis=1)
+        for b in range(B):
+            if total[b] > self.hi + 1e-12:  # lower the worst ratios first
+                order = np.argsort(ratio[b], kind="stable")
+                y[b, order] = _move(y[b, order], self.ylo[on][order], total[b] - self.hi)
+            elif total[b] < self.lo - 1e-12:  # raise the best ratios first
+                order = np.argsort(-ratio[b], kind="stable")
+                y[b, order] = -_move(-y[b, order], -self.yhi[on][order], self.lo - total[b])
+        x[:, on] = y / self.a[on]
+        return x
+
+
+def _move(y: np.ndarray, floor: np.ndarray, need: float) -> np.ndarray:
+    """Lower ``y`` towards ``floor`` in order until the total decrease is ``need``."""
+    room = y - floor
+    cum = np.cumsum(room)
+    k = int(np.searchsorted(cum, need))  # first item that covers the rest
+    out = y.copy()
+    out[:k] = floor[:k]
+    if k < len(y):
+        out[k] -= need - (cum[k - 1] if k > 0 else 0.0)
+    return out

@@ -1,0 +1,165 @@
+"""``Problem``: a Pyomo model compiled once, solved for batches of cost vectors."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from .arrays import as_batch, broadcast_pair
+from .compile import CompiledModel, compile_pyomo
+from .solution import Solution
+from .solvers import registry
+from .solvers.base import HAS_SOLUTION, Availability, Session, SolverOptions
+from .progress import progress_bar
+
+
+class Problem:
+    """``max|min (q0 + Q c)·x + k0 + r·c`` over linear and convex quadratic rows and a domain.
+
+    Build it with :meth:`from_pyomo`; then :meth:`solve` batches of cost vectors with any
+    registered solver, chosen by name.
+    """
+
+    def __init__(self, compiled: CompiledModel) -> None:
+        self.compiled = compiled
+        self._sessions: dict[tuple[str, SolverOptions], tuple[str, Session]] = {}
+
+    # construction -----------------------------------------------------------------------------
+    @classmethod
+    def from_pyomo(cls, model: Any, cost: Any) -> Problem:
+        """Compile ``model`` whose objective depends on the mutable Param ``cost``."""
+        return cls(compile_pyomo(model, cost))
+
+    # shape ------------------------------------------------------------------------------------
+    @property
+    def num_vars(self) -> int:
+        return self.compiled.num_vars
+
+    @property
+    def num_costs(self) -> int:
+        return self.compiled.num_costs
+
+    @property
+    def num_constraints(self) -> int:
+        return len(self.compiled.rows)
+
+    @property
+    def sense(self) -> str:
+        """``"max"`` or ``"min"``."""
+        return self.compiled.sense
+
+    @property
+    def var_names(self) -> list[str]:
+        return list(self.compiled.var_names)
+
+    @property
+    def is_mip(self) -> bool:
+        return bool((self.compiled.var_type != "C").any())
+
+    @property
+    def has_quadratic(self) -> bool:
+        return any(r.is_quadratic for r in self.compiled.rows)
+
+    def __repr__(self) -> str:
+        kind = "MIP" if self.is_mip else "continuous"
+        quad = ", quadratic rows" if self.has_quadratic else ""
+        return (
+            f"Problem({self.sense}, {self.num_vars} vars ({kind}), {self.num_constraints} "
+            f"constraints{quad}, {self.num_costs} costs)"
+        )
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_sessions"] = {}  # solver sessions stay in their process
+        return state
+
+    # arithmetic -------------------------------------------------------------------------------
+    def check_costs(self, costs: Any, name: str = "costs") -> tuple[np.ndarray, bool]:
+        """``costs`` as ``(B, num_costs)`` float64, raising "expected X, got Y" otherwise."""
+        return as_batch(costs, self.num_costs, name)
+
+    def objective_coefficients(self, costs: Any) -> np.ndarray:
+        """``q(c) = q0 + Q c`` for each cost vector: ``(B, num_vars)``."""
+        c, _ = self.check_costs(costs)
+        return self.compiled.q0[None, :] + (self.compiled.Q @ c.T).T
+
+    def objective(self, x: Any, costs: Any) -> np.ndarray:
+        """``f(x, c)`` for batches of solutions and costs (either may be a single vector)."""
+        xb, _ = as_batch(x, self.num_vars, "x", allow_nan=True)
+        c, _ = self.check_costs(costs)
+        xb, c = broadcast_pair(xb, c, ("x", "costs"))
+        q = self.compiled.q0[None, :] + (self.compiled.Q @ c.T).T
+        return np.einsum("bi,bi->b", q, xb) + self.compiled.k0 + c @ self.compiled.r
+
+    def violation(self, x: Any) -> np.ndarray:
+        """Largest constraint or bound violation of each solution: ``(B,)`` (0 if feasible)."""
+        xb, _ = as_batch(x, self.num_vars, "x", allow_nan=True)
+        cm = self.compiled
+        worst = np.maximum(np.nan_to_num(cm.var_lb - xb, neginf=0.0).max(axis=1, initial=0.0),
+                           np.nan_to_num(xb - cm.var_ub, neginf=0.0).max(axis=1, initial=0.0))
+        for row in cm.rows:
+            val = xb[:, row.index] @ row.coef
+            if row.P is not None:
+                val = val + np.einsum("bi,ij,bj->b", xb, row.P, xb)
+            worst = np.maximum(worst, np.maximum(row.lo - val, val - row.hi))
+        int_mask = cm.var_type != "C"
+        if int_mask.any():
+            frac = np.abs(xb[:, int_mask] - np.round(xb[:, int_mask])).max(axis=1)
+            worst = np.maximum(worst, frac)
+        return np.where(np.isnan(xb).any(axis=1), np.inf, worst)
+
+    # solving ----------------------------------------------------------------------------------
+    def session(self, solver: str = "auto", options: SolverOptions | None = None) -> tuple[str, Session]:
+        """The cached solver session for ``solver`` and ``options`` (built on first use)."""
+        options = options or SolverOptions()
+        key = (solver, options)
+        if key not in self._sessions:
+            self._sessions[key] = registry.open_session(self.compiled, solver, options)
+        return self._sessions[key]
+
+    def solvers(self) -> dict[str, Availability]:
+        """Every registered solver's availability for this problem, with the reason if not."""
+        return {name: registry.availability(self.compiled, name) for name in registry.registered()}
+
+    def solve(
+        self,
+        costs: Any,
+        solver: str = "auto",
+        *,
+        time_limit: float | None = None,
+        gap: float = 0.0,
+        threads: int | None = None,
+        verbose: bool = False,
+        options: dict[str, Any] | None = None,
+        progress: bool = False,
+    ) -> Solution:
+        """Solve one cost vector ``(num_costs,)`` or a batch ``(B, num_costs)``.
+
+        Exact by default (``gap=0``). Infeasible or unbounded instances are reported in
+        ``Solution.status`` (their rows of ``x`` are NaN); they do not stop the batch.
+        """
+        c, _ = self.check_costs(costs)
+        opts = SolverOptions.make(time_limit, gap, threads, verbose, options)
+        name, session = self.session(solver, opts)
+        q = self.objective_coefficients(c)
+        B, n = c.shape[0], self.num_vars
+        X = np.full((B, n), np.nan)
+        bound = np.full(B, np.nan)
+        status = np.empty(B, dtype=object)
+        times = np.empty(B)
+        messages = [""] * B
+        for b in progress_bar(range(B), enable=progress, desc=f"solve[{name}]"):
+            t0 = time.perf_counter()
+            res = session.solve(q[b], c[b])
+            times[b] = time.perf_counter() - t0
+            status[b] = res.status
+            messages[b] = res.message
+            if res.status in HAS_SOLUTION and res.x is not None:
+                X[b] = res.x
+                bound[b] = res.bound
+        offset = self.compiled.k0 + c @ self.compiled.r
+        obj = np.einsum("bi,bi->b", q, np.nan_to_num(X)) + offset
+        obj[np.isnan(X).any(axis=1)] = np.nan
+        return Solution(X, obj, bound + offset, status.astype(str), times, name, messages)

@@ -1,0 +1,99 @@
+"""The multi-dimensional knapsack of the paper: data as PyEPO generates it, and its Pyomo model.
+
+``max c·x  s.t.  W x <= b,  x binary``; weights ``W`` and capacities ``b`` are shared by every
+instance, only the item values ``c`` vary (and are predicted from features).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+
+
+def _check_deg(deg: int) -> None:
+    if isinstance(deg, bool) or not isinstance(deg, (int, np.integer)) or deg <= 0:
+        raise InputError(f"deg: expected a positive integer, got {deg!r}")
+
+
+def gen_data(
+    num_data: int,
+    num_features: int,
+    num_items: int,
+    dim: int = 1,
+    deg: int = 1,
+    noise_width: float = 0.0,
+    seed: int = 135,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Weights ``(dim, num_items)``, features ``(num_data, num_features)``, costs ``(num_data, num_items)``.
+
+    Same random stream as ``pyepo.data.knapsack.genData`` for the same arguments, so the arrays are
+    identical: weights in {3.00, ..., 7.99}, values ``ceil(5 (Bz/sqrt(p) + 3)^deg / 3.5^deg + 5/3.5^deg)``
+    times uniform noise of half-width ``noise_width``, as float32.
+    """
+    _check_deg(deg)
+    rng = np.random.RandomState(seed)
+    weights = rng.choice(np.arange(300, 800), size=(dim, num_items)) / 100
+    proj = rng.binomial(1, 0.5, (num_items, num_features))
+    feats = rng.normal(0, 1, (num_data, num_features))
+    values = (feats @ proj.T / np.sqrt(num_features) + 3) ** deg + 1
+    values = values * 5 / 3.5**deg
+    values = values * rng.uniform(1 - noise_width, 1 + noise_width, (num_data, num_items))
+    return weights, feats, np.ceil(values).astype(np.float32)
+
+
+@dataclass
+class KnapsackData:
+    """One MKP data set under the paper's protocol."""
+
+    weights: np.ndarray  # (m, n) integers 3..7
+    capacities: np.ndarray  # (m,) integers
+    features: np.ndarray  # (N, p)
+    costs: np.ndarray  # (N, n)
+
+
+def protocol_data(
+    num_data: int,
+    num_items: int,
+    dim: int = 10,
+    num_features: int = 12,
+    deg: int = 8,
+    noise_width: float = 0.5,
+    seed: int = 42,
+) -> KnapsackData:
+    """The paper's MKP protocol: PyEPO's generator, weights truncated to integers 3..7 and
+    capacities ``int(0.5 * row sum)``."""
+    w, feats, costs = gen_data(num_data, num_features, num_items, dim, deg, noise_width, seed)
+    weights = w.astype(int)
+    capacities = (0.5 * weights.sum(axis=1)).astype(int)
+    return KnapsackData(weights, capacities, feats, costs.astype(float))
+
+
+def build_model(weights: Any, capacities: Any) -> Any:
+    """Pyomo model ``max sum_j c[j] x[j] s.t. sum_j W[k,j] x[j] <= b[k]`` with mutable ``c``."""
+    import pyomo.environ as pyo  # noqa: PLC0415
+
+    W = np.asarray(weights, dtype=float)
+    b = np.asarray(capacities, dtype=float).reshape(-1)
+    if W.ndim == 1:
+        W = W[None, :]
+    if W.ndim != 2 or W.shape[0] != b.shape[0]:
+        raise InputError(
+            f"weights/capacities: expected shapes (m, n) and (m,), got {np.shape(weights)} and "
+            f"{np.shape(capacities)}"
+        )
+    m, n = W.shape
+    model = pyo.ConcreteModel(name="multi-dimensional knapsack")
+    model.I = pyo.RangeSet(0, n - 1)
+    model.K = pyo.RangeSet(0, m - 1)
+    model.c = pyo.Param(model.I, mutable=True, initialize=0.0)
+    model.x = pyo.Var(model.I, domain=pyo.Binary)
+    model.obj = pyo.Objective(expr=sum(model.c[j] * model.x[j] for j in model.I), sense=pyo.maximize)
+    model.capacity = pyo.Constraint(
+        model.K,
+        rule=lambda mdl, k: sum(float(W[k, j]) * mdl.x[j] for j in mdl.I if W[k, j] != 0) <= float(b[k]),
+    )
+    return model

@@ -1,0 +1,39 @@
+"""The result of solving a batch of instances."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .solvers.base import HAS_SOLUTION
+
+
+@dataclass
+class Solution:
+    """Solutions of ``B`` instances; rows without a solution are NaN (see ``status``).
+
+    ``objective`` is ``f(x, c)`` recomputed from ``x``; ``bound`` is the solver's bound on the
+    optimum in the user's sense (upper for max, lower for min); ``time`` is seconds per instance.
+    """
+
+    x: np.ndarray  # (B, num_vars)
+    objective: np.ndarray  # (B,)
+    bound: np.ndarray  # (B,)
+    status: np.ndarray  # (B,) of str
+    time: np.ndarray  # (B,)
+    solver: str
+    messages: list[str]
+
+    @property
+    def ok(self) -> np.ndarray:
+        """Mask of the instances that have a solution (optimal or feasible)."""
+        return np.isin(self.status, HAS_SOLUTION)
+
+    @property
+    def gap(self) -> np.ndarray:
+        """Relative gap ``|bound - objective| / max(1, |objective|)`` per instance."""
+        return np.abs(self.bound - self.objective) / np.maximum(1.0, np.abs(self.objective))
+
+    def __len__(self) -> int:
+        return len(self.objective)

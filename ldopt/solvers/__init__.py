@@ -1,0 +1,18 @@
+"""Solver backends, selected by name: ``"highs"``, ``"gurobi"``, ``"cvxpy"``, ``"pyomo:<name>"``, ``"auto"``."""
+
+from .base import Availability, Backend, InstanceResult, Session, SolverOptions
+from .registry import auto_order, availability, backend, open_session, register, registered
+
+__all__ = [
+    "Availability",
+    "Backend",
+    "InstanceResult",
+    "Session",
+    "SolverOptions",
+    "auto_order",
+    "availability",
+    "backend",
+    "open_session",
+    "register",
+    "registered",
+]

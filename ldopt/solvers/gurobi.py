@@ -1,0 +1,143 @@
+"""Gurobi through gurobipy: linear, mixed-integer and convex quadratically constrained models."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..compile import CompiledModel
+from ..errors import SolverUnavailableError
+from .base import (
+    ERROR,
+    FEASIBLE,
+    INFEASIBLE,
+    NO_SOLUTION,
+    OPTIMAL,
+    UNBOUNDED,
+    Availability,
+    Backend,
+    InstanceResult,
+    Session,
+    SolverOptions,
+)
+
+SIZE_LIMIT_ERRNO = 10010  # "Model too large for size-limited license"
+
+
+def _size_message(model: CompiledModel) -> str:
+    nq = sum(r.is_quadratic for r in model.rows)
+    return (
+        f"gurobi is license-limited: the model has {model.num_vars} variables and "
+        f"{len(model.rows)} constraints ({nq} quadratic), more than the size-limited pip license "
+        "allows (about 2000 variables/constraints, less for quadratic models); install a full "
+        "Gurobi license or use solver='highs' (linear) or solver='cvxpy' (quadratic)"
+    )
+
+
+class GurobiSession(Session):
+    """A persistent gurobipy model; each solve sets only the objective coefficients."""
+
+    def __init__(self, model: CompiledModel, options: SolverOptions) -> None:
+        super().__init__(model, options)
+        import gurobipy as gp  # noqa: PLC0415
+
+        self._gp = gp
+        try:
+            env = gp.Env(empty=True)
+            env.setParam("OutputFlag", int(options.verbose))
+            env.start()
+            m = gp.Model(env=env)
+            self._build(m, model, options)
+            m.optimize()  # a size-limited license fails here, not later mid-batch
+        except gp.GurobiError as exc:
+            if exc.errno == SIZE_LIMIT_ERRNO:
+                raise SolverUnavailableError(_size_message(model)) from None
+            raise SolverUnavailableError(f"gurobi failed to build the model: {exc}") from None
+        self.env, self.m = env, m
+        GRB = gp.GRB
+        self._status = {
+            GRB.OPTIMAL: OPTIMAL,
+            GRB.INFEASIBLE: INFEASIBLE,
+            GRB.UNBOUNDED: UNBOUNDED,
+            GRB.INF_OR_UNBD: INFEASIBLE,
+            GRB.TIME_LIMIT: NO_SOLUTION,
+            GRB.SUBOPTIMAL: FEASIBLE,
+            GRB.INTERRUPTED: NO_SOLUTION,
+        }
+
+    def _build(self, m, model: CompiledModel, options: SolverOptions) -> None:
+        gp = self._gp
+        vt = {"C": gp.GRB.CONTINUOUS, "I": gp.GRB.INTEGER, "B": gp.GRB.BINARY}
+        self.is_mip = bool((model.var_type != "C").any())
+        x = m.addMVar(
+            model.num_vars,
+            lb=np.where(np.isfinite(model.var_lb), model.var_lb, -gp.GRB.INFINITY),
+            ub=np.where(np.isfinite(model.var_ub), model.var_ub, gp.GRB.INFINITY),
+            vtype=[vt[t] for t in model.var_type],
+        )
+        lin = [k for k, r in enumerate(model.rows) if not r.is_quadratic]
+        if lin:
+            A = model.linear_matrix(lin)
+            lo = np.array([model.rows[k].lo for k in lin])
+            hi = np.array([model.rows[k].hi for k in lin])
+            eq = lo == hi
+            up = ~eq & np.isfinite(hi)
+            dn = ~eq & np.isfinite(lo)
+            for mask, sense, rhs in ((eq, "=", hi), (up, "<", hi), (dn, ">", lo)):
+                if mask.any():
+                    m.addMConstr(A[mask], x, sense, rhs[mask])
+        for r in model.rows:
+            if r.is_quadratic:
+                m.addMQConstr(r.P, r.dense(model.num_vars), "<", r.hi, x, x, x)
+        m.ModelSense = gp.GRB.MAXIMIZE if model.sense == "max" else gp.GRB.MINIMIZE
+        m.Params.MIPGap = options.gap
+        if options.time_limit is not None:
+            m.Params.TimeLimit = options.time_limit
+        if options.threads is not None:
+            m.Params.Threads = options.threads
+        for key, value in options.extra:
+            m.setParam(key, value)
+        self.x = x
+
+    def solve(self, q: np.ndarray, cost: np.ndarray) -> InstanceResult:
+        m = self.m
+        self.x.Obj = q
+        m.optimize()
+        if m.Status == self._gp.GRB.INF_OR_UNBD:  # ask once more, without dual reductions
+            m.Params.DualReductions = 0
+            m.optimize()
+            m.Params.DualReductions = 1
+        status = self._status.get(m.Status, ERROR)
+        if status == NO_SOLUTION and m.SolCount > 0:
+            status = FEASIBLE
+        if status not in (OPTIMAL, FEASIBLE):
+            return InstanceResult(None, np.nan, status, f"gurobi status {m.Status}")
+        bound = m.ObjBound if self.is_mip else m.ObjVal
+        return InstanceResult(np.asarray(self.x.X, dtype=float), float(bound), status)
+
+    def close(self) -> None:
+        self.m.dispose()
+        self.env.dispose()
+
+
+class GurobiBackend(Backend):
+    name = "gurobi"
+    handles_integer = True
+    handles_quadratic = True
+    install_hint = "pip install gurobipy (a size-limited license comes with it)"
+
+    def installed(self) -> Availability:
+        try:
+            import gurobipy as gp  # noqa: PLC0415
+        except ImportError:
+            return Availability(False, f"gurobipy is not installed; {self.install_hint}")
+        try:
+            env = gp.Env(empty=True)
+            env.setParam("OutputFlag", 0)
+            env.start()
+            env.dispose()
+        except gp.GurobiError as exc:
+            return Availability(False, f"gurobi has no usable license: {exc}")
+        return Availability(True)
+
+    def build(self, model: CompiledModel, options: SolverOptions) -> Session:
+        return GurobiSession(model, options)

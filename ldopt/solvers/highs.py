@@ -1,0 +1,113 @@
+"""HiGHS through highspy: the embedded default for linear and mixed-integer linear models."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..compile import CompiledModel
+from .base import (
+    ERROR,
+    FEASIBLE,
+    INFEASIBLE,
+    NO_SOLUTION,
+    OPTIMAL,
+    UNBOUNDED,
+    Availability,
+    Backend,
+    InstanceResult,
+    Session,
+    SolverOptions,
+)
+
+
+class HighsSession(Session):
+    """A persistent ``highspy.Highs`` instance; each solve changes only the column costs."""
+
+    def __init__(self, model: CompiledModel, options: SolverOptions) -> None:
+        super().__init__(model, options)
+        import highspy  # noqa: PLC0415
+
+        self._hs = highspy
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", bool(options.verbose))
+        h.setOptionValue("mip_rel_gap", float(options.gap))
+        if options.time_limit is not None:
+            h.setOptionValue("time_limit", float(options.time_limit))
+        if options.threads is not None:
+            h.setOptionValue("threads", int(options.threads))
+        for key, value in options.extra:
+            h.setOptionValue(str(key), value)
+        n = model.num_vars
+        A = model.linear_matrix().tocsc()
+        lp = highspy.HighsLp()
+        lp.num_col_ = n
+        lp.num_row_ = A.shape[0]
+        lp.col_cost_ = np.zeros(n)
+        lp.col_lower_ = model.var_lb
+        lp.col_upper_ = model.var_ub
+        lp.row_lower_ = np.array([r.lo for r in model.rows], dtype=float)
+        lp.row_upper_ = np.array([r.hi for r in model.rows], dtype=float)
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        lp.a_matrix_.start_ = A.indptr.astype(np.int32)
+        lp.a_matrix_.index_ = A.indices.astype(np.int32)
+        lp.a_matrix_.value_ = A.data
+        self.is_mip = bool((model.var_type != "C").any())
+        if self.is_mip:
+            vt = highspy.HighsVarType
+            lp.integrality_ = [vt.kContinuous if t == "C" else vt.kInteger for t in model.var_type]
+        lp.sense_ = highspy.ObjSense.kMaximize if model.sense == "max" else highspy.ObjSense.kMinimize
+        h.passModel(lp)
+        self.highs = h
+        self._idx = np.arange(n, dtype=np.int32)
+        self._feasible = int(highspy.SolutionStatus.kSolutionStatusFeasible)
+        ms = highspy.HighsModelStatus
+        self._ambiguous = ms.kUnboundedOrInfeasible
+        self._presolve = str(options.extra_dict.get("presolve", "choose"))
+        self._status = {
+            ms.kOptimal: OPTIMAL,
+            ms.kInfeasible: INFEASIBLE,
+            ms.kUnbounded: UNBOUNDED,
+            ms.kUnboundedOrInfeasible: INFEASIBLE,
+            ms.kTimeLimit: NO_SOLUTION,
+            ms.kIterationLimit: NO_SOLUTION,
+            ms.kSolutionLimit: NO_SOLUTION,
+            ms.kInterrupt: NO_SOLUTION,
+        }
+
+    def solve(self, q: np.ndarray, cost: np.ndarray) -> InstanceResult:
+        h = self.highs
+        h.changeColsCost(len(q), self._idx, q)
+        h.run()
+        raw = h.getModelStatus()
+        if raw == self._ambiguous:  # ask once more, without presolve
+            h.setOptionValue("presolve", "off")
+            h.run()
+            raw = h.getModelStatus()
+            h.setOptionValue("presolve", self._presolve)
+        status = self._status.get(raw, ERROR)
+        info = h.getInfo()
+        if status == NO_SOLUTION and info.primal_solution_status == self._feasible:
+            status = FEASIBLE
+        if status not in (OPTIMAL, FEASIBLE):
+            return InstanceResult(None, np.nan, status, h.modelStatusToString(raw))
+        x = np.asarray(h.getSolution().col_value, dtype=float)
+        bound = info.mip_dual_bound if self.is_mip else info.objective_function_value
+        return InstanceResult(x, float(bound), status)
+
+
+class HighsBackend(Backend):
+    name = "highs"
+    handles_integer = True
+    handles_quadratic = False
+    install_hint = "pip install highspy"
+
+    def installed(self) -> Availability:
+        try:
+            import highspy  # noqa: F401, PLC0415
+        except ImportError:
+            return Availability(False, f"highspy is not installed; {self.install_hint}")
+        return Availability(True)
+
+    def build(self, model: CompiledModel, options: SolverOptions) -> Session:
+        return HighsSession(model, options)
+

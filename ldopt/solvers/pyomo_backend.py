@@ -1,0 +1,121 @@
+"""Any Pyomo solver on the user's own model: ``solver="pyomo:<name>"`` (e.g. ``pyomo:appsi_highs``).
+
+The model is cloned once; each solve sets the cost Param's values on the clone and calls the
+solver. Slower than the array backends, but it runs whatever Pyomo can run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..compile import CompiledModel
+from ..errors import SolverUnavailableError
+from .base import (
+    ERROR,
+    FEASIBLE,
+    INFEASIBLE,
+    NO_SOLUTION,
+    OPTIMAL,
+    UNBOUNDED,
+    Availability,
+    Backend,
+    InstanceResult,
+    Session,
+    SolverOptions,
+)
+
+
+def _solver(name: str) -> Any:
+    import pyomo.environ as pyo  # noqa: PLC0415
+
+    return pyo.SolverFactory(name)
+
+
+class PyomoSession(Session):
+    def __init__(self, model: CompiledModel, options: SolverOptions, solver_name: str) -> None:
+        super().__init__(model, options)
+        import pyomo.environ as pyo  # noqa: PLC0415
+        from pyomo.opt import TerminationCondition as TC  # noqa: PLC0415
+
+        if model.model is None:
+            raise SolverUnavailableError("solver 'pyomo:*' needs the Pyomo model the problem was compiled from")
+        self._pyo = pyo
+        memo: dict[int, Any] = {}
+        self.clone = model.model.clone(memo=memo)
+        self.vars = [memo[id(v)] for v in model.var_data]
+        self.costs = [memo[id(p)] for p in model.cost_data]
+        self.opt = _solver(solver_name)
+        self.name = solver_name
+        self.solver_options = options.extra_dict
+        if options.time_limit is not None:
+            self.solver_options.setdefault("time_limit", options.time_limit)
+        try:  # a trial solve: solvers reject what they cannot handle (e.g. quadratic rows) here
+            for p in self.costs:
+                p.set_value(0.0)
+            self.opt.solve(self.clone, load_solutions=False, options=self.solver_options)
+        except Exception as exc:  # noqa: BLE001
+            raise SolverUnavailableError(f"pyomo solver '{solver_name}' cannot solve this model: {exc}") from None
+        self._status = {
+            TC.optimal: OPTIMAL,
+            TC.locallyOptimal: OPTIMAL,
+            TC.globallyOptimal: OPTIMAL,
+            TC.infeasible: INFEASIBLE,
+            TC.unbounded: UNBOUNDED,
+            TC.infeasibleOrUnbounded: INFEASIBLE,
+            TC.maxTimeLimit: NO_SOLUTION,
+            TC.feasible: FEASIBLE,
+        }
+
+    def solve(self, q: np.ndarray, cost: np.ndarray) -> InstanceResult:
+        for p, value in zip(self.costs, cost):
+            p.set_value(float(value))
+        try:
+            res = self.opt.solve(
+                self.clone, tee=self.options.verbose, load_solutions=False, options=self.solver_options
+            )
+        except Exception as exc:  # noqa: BLE001 - any solver failure is one instance's error
+            return InstanceResult(None, np.nan, ERROR, f"pyomo:{self.name}: {exc}")
+        status = self._status.get(res.solver.termination_condition, ERROR)
+        if status not in (OPTIMAL, FEASIBLE):
+            return InstanceResult(None, np.nan, status, str(res.solver.termination_condition))
+        self.clone.solutions.load_from(res)
+        x = np.array([self._pyo.value(v) for v in self.vars], dtype=float)
+        linear = float(q @ x)
+        side = res.problem.upper_bound if self.model.sense == "max" else res.problem.lower_bound
+        try:
+            bound = float(side) - (self.model.k0 + float(self.model.r @ cost))
+        except (TypeError, ValueError):
+            bound = linear
+        if not np.isfinite(bound):
+            bound = linear
+        return InstanceResult(x, bound, status)
+
+
+class PyomoBackend(Backend):
+    """``pyomo:<name>``: the Pyomo solver ``name`` on a clone of the user's model."""
+
+    handles_integer = True
+    handles_quadratic = True
+
+    def __init__(self, solver_name: str) -> None:
+        self.solver_name = solver_name
+        self.name = f"pyomo:{solver_name}"
+
+    def installed(self) -> Availability:
+        try:
+            opt = _solver(self.solver_name)
+            ok = bool(opt.available(exception_flag=False))
+        except Exception as exc:  # noqa: BLE001 - Pyomo plugins raise many kinds
+            return Availability(False, f"pyomo solver '{self.solver_name}' failed to load: {exc}")
+        if not ok:
+            return Availability(
+                False,
+                f"pyomo solver '{self.solver_name}' is not available (not installed or not on "
+                "PATH); e.g. solver='pyomo:appsi_highs' needs highspy",
+            )
+        return Availability(True)
+
+    def build(self, model: CompiledModel, options: SolverOptions) -> Session:
+        return PyomoSession(model, options, self.solver_name)

@@ -1,0 +1,83 @@
+"""The solver registry: backends by name, ``"auto"`` selection, and availability with reasons."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..compile import CompiledModel
+from ..errors import SolverUnavailableError
+from .base import Availability, Backend, Session, SolverOptions
+from .cvxpy_backend import CvxpyBackend
+from .gurobi import GurobiBackend
+from .highs import HighsBackend
+from .pyomo_backend import PyomoBackend
+
+_FACTORIES: dict[str, Callable[[], Backend]] = {}
+_INSTANCES: dict[str, Backend] = {}
+
+
+def register(name: str, factory: Callable[[], Backend]) -> None:
+    """Register a backend factory under ``name`` (it then joins the conformance tests)."""
+    _FACTORIES[name] = factory
+    _INSTANCES.pop(name, None)
+
+
+def registered() -> list[str]:
+    """The registered backend names (``"pyomo:<name>"`` is a family and is not listed)."""
+    return list(_FACTORIES)
+
+
+def backend(name: str) -> Backend:
+    """The backend called ``name``; unknown names raise with the list of known ones."""
+    if not isinstance(name, str):
+        raise SolverUnavailableError(f"solver: expected a name such as 'highs', got {type(name).__name__}")
+    if name.startswith("pyomo:"):
+        sub = name.split(":", 1)[1]
+        if not sub:
+            raise SolverUnavailableError("solver 'pyomo:' needs a Pyomo solver name, e.g. 'pyomo:appsi_highs'")
+        return _INSTANCES.setdefault(name, PyomoBackend(sub))
+    if name not in _FACTORIES:
+        known = ", ".join([*_FACTORIES, "pyomo:<name>", "auto"])
+        raise SolverUnavailableError(f"unknown solver '{name}'; expected one of: {known}")
+    if name not in _INSTANCES:
+        _INSTANCES[name] = _FACTORIES[name]()
+    return _INSTANCES[name]
+
+
+def auto_order(model: CompiledModel) -> list[str]:
+    """Preference order for ``"auto"``: a licensed fast solver first, the embedded ones after."""
+    if any(r.is_quadratic for r in model.rows):
+        return ["gurobi", "cvxpy"]
+    return ["gurobi", "highs"]
+
+
+def open_session(model: CompiledModel, name: str, options: SolverOptions) -> tuple[str, Session]:
+    """Build a session of solver ``name`` (or the first usable one for ``"auto"``)."""
+    if name == "auto":
+        reasons = []
+        for cand in auto_order(model):
+            try:
+                return open_session(model, cand, options)
+            except SolverUnavailableError as exc:
+                reasons.append(f"{cand}: {exc}")
+        raise SolverUnavailableError("no solver can handle this model: " + "; ".join(reasons))
+    b = backend(name)
+    avail = b.availability(model)
+    if not avail:
+        raise SolverUnavailableError(avail.reason)
+    return name, b.build(model, options)
+
+
+def availability(model: CompiledModel, name: str) -> Availability:
+    """Whether solver ``name`` can solve ``model`` (building it once if needed to know)."""
+    try:
+        _, session = open_session(model, name, SolverOptions())
+    except SolverUnavailableError as exc:
+        return Availability(False, str(exc))
+    session.close()
+    return Availability(True)
+
+
+register("highs", HighsBackend)
+register("gurobi", GurobiBackend)
+register("cvxpy", CvxpyBackend)

@@ -1,0 +1,24 @@
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("LDOPT_PROGRESS", "0")
+
+import ldopt  # noqa: E402
+from ldopt.solvers import registry  # noqa: E402
+
+# Every registered backend plus one Pyomo-solver route; a new backend joins automatically.
+ALL_SOLVERS = [*registry.registered(), "pyomo:appsi_highs"]
+
+
+def require(problem: ldopt.Problem, solver: str) -> None:
+    """Skip (never fail) when ``solver`` cannot run ``problem`` here, saying why."""
+    avail = registry.availability(problem.compiled, solver)
+    if not avail:
+        pytest.skip(f"{solver} unavailable for this model: {avail.reason}")
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)

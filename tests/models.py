@@ -1,0 +1,70 @@
+"""Small Pyomo models and brute-force references shared by the tests."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pyomo.environ as pyo
+
+
+def linear_model(
+    A: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    lb: np.ndarray,
+    ub: np.ndarray,
+    domain=pyo.Binary,
+    sense=pyo.maximize,
+):
+    """``max|min c·x  s.t. lo <= A x <= hi,  lb <= x <= ub`` with mutable cost ``c``."""
+    m_rows, n = A.shape
+    m = pyo.ConcreteModel()
+    m.I = pyo.RangeSet(0, n - 1)
+    m.R = pyo.RangeSet(0, m_rows - 1)
+    m.c = pyo.Param(m.I, mutable=True, initialize=0.0)
+    m.x = pyo.Var(m.I, domain=domain, bounds=lambda _, j: (lb[j], ub[j]))
+    m.obj = pyo.Objective(expr=sum(m.c[j] * m.x[j] for j in m.I), sense=sense)
+
+    def rule(mdl, k):
+        body = sum(float(A[k, j]) * mdl.x[j] for j in mdl.I)
+        lo_k = None if not np.isfinite(lo[k]) else float(lo[k])
+        hi_k = None if not np.isfinite(hi[k]) else float(hi[k])
+        return pyo.inequality(lo_k, body, hi_k) if lo_k != hi_k else body == hi_k
+
+    m.rows = pyo.Constraint(m.R, rule=rule)
+    return m
+
+
+def brute_force(A, lo, hi, lb, ub, costs, sense="max"):
+    """Exact optimum over the integer box by enumeration: (objective, feasible-count)."""
+    grids = [range(int(lb[j]), int(ub[j]) + 1) for j in range(A.shape[1])]
+    pts = np.array(list(itertools.product(*grids)), dtype=float)
+    Ax = pts @ A.T
+    feas = ((Ax >= lo - 1e-9) & (Ax <= hi + 1e-9)).all(axis=1)
+    vals = pts[feas] @ np.atleast_2d(costs).T  # (P, B)
+    if not feas.any():
+        return None
+    return vals.max(axis=0) if sense == "max" else vals.min(axis=0)
+
+
+def ball_model(n: int, radius2: float, P: np.ndarray | None = None):
+    """``max c·x  s.t.  x'Px <= radius2`` (free x), a QCP with a closed form."""
+    P = np.eye(n) if P is None else P
+    m = pyo.ConcreteModel()
+    m.I = pyo.RangeSet(0, n - 1)
+    m.c = pyo.Param(m.I, mutable=True, initialize=0.0)
+    m.x = pyo.Var(m.I)
+    m.obj = pyo.Objective(expr=sum(m.c[j] * m.x[j] for j in m.I), sense=pyo.maximize)
+    m.ball = pyo.Constraint(
+        expr=sum(float(P[i, j]) * m.x[i] * m.x[j] for i in m.I for j in m.I if P[i, j] != 0) <= radius2
+    )
+    return m
+
+
+def ball_optimum(c: np.ndarray, P: np.ndarray, radius2: float) -> tuple[np.ndarray, np.ndarray]:
+    """Closed form: ``x* = sqrt(R / c'P^-1 c) P^-1 c``, value ``sqrt(R c'P^-1 c)`` (per row)."""
+    Pi_c = np.linalg.solve(P, np.atleast_2d(c).T).T
+    quad = np.einsum("bi,bi->b", np.atleast_2d(c), Pi_c)
+    x = np.sqrt(radius2 / quad)[:, None] * Pi_c
+    return x, np.sqrt(radius2 * quad)

@@ -1,0 +1,247 @@
+"""Compilation of Pyomo models into arrays, and the clear errors for what cannot be compiled."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+
+import ldopt
+from ldopt.problems import knapsack, portfolio
+
+
+def _base():
+    m = pyo.ConcreteModel()
+    m.I = pyo.RangeSet(0, 2)
+    m.c = pyo.Param(m.I, mutable=True, initialize=1.0)
+    m.x = pyo.Var(m.I, domain=pyo.Binary)
+    return m
+
+
+def test_ldopt_imports_without_torch():
+    code = "import sys, ldopt; assert 'torch' not in sys.modules, 'ldopt imported torch'"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_knapsack_arrays_round_trip():
+    d = knapsack.protocol_data(3, 12, dim=3, seed=1)
+    m = knapsack.build_model(d.weights, d.capacities)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    assert (p.num_vars, p.num_costs, p.num_constraints, p.sense) == (12, 12, 3, "max")
+    A = p.compiled.linear_matrix().toarray()
+    np.testing.assert_array_equal(A, d.weights)
+    np.testing.assert_array_equal([r.hi for r in p.compiled.rows], d.capacities)
+    assert all(r.lo == -np.inf for r in p.compiled.rows)
+    assert (p.compiled.var_type == "B").all()
+    assert p.var_names == [f"x[{j}]" for j in range(12)]
+    assert {r.component for r in p.compiled.rows} == {"capacity"}
+    np.testing.assert_array_equal(p.compiled.Q.toarray(), np.eye(12))
+    x = np.random.default_rng(0).integers(0, 2, (3, 12)).astype(float)
+    np.testing.assert_allclose(p.objective(x, d.costs), (x * d.costs).sum(axis=1))
+
+
+def test_affine_cost_map_and_constant():
+    m = _base()
+    m.y = pyo.Var(bounds=(0, 4), domain=pyo.Integers)
+    m.obj = pyo.Objective(
+        expr=sum((2 * m.c[i] + i) * m.x[i] for i in m.I) - 0.5 * m.y + 3 * m.c[1] + 7, sense=pyo.minimize
+    )
+    m.row = pyo.Constraint(expr=m.x[0] + m.y >= 1)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    cm = p.compiled
+    assert p.sense == "min" and p.num_vars == 4 and p.var_names == ["x[0]", "x[1]", "x[2]", "y"]
+    np.testing.assert_allclose(cm.q0, [0, 1, 2, -0.5])
+    np.testing.assert_allclose(cm.Q.toarray(), np.vstack([2 * np.eye(3), np.zeros((1, 3))]))
+    assert cm.k0 == 7 and list(cm.r) == [0, 3, 0]
+    assert list(cm.var_type) == ["B", "B", "B", "I"] and cm.var_ub[3] == 4
+    c = np.array([[1.0, -2.0, 0.5]])
+    x = np.array([[1, 0, 1, 3]], dtype=float)
+    expected = (2 * 1 + 0) * 1 + (2 * 0.5 + 2) * 1 - 1.5 + 3 * -2 + 7
+    assert p.objective(x, c)[0] == pytest.approx(expected)
+    # the affine map agrees with Pyomo evaluating the objective itself
+    for i, v in enumerate(c[0]):
+        m.c[i].set_value(v)
+    for var, val in zip(cm.var_data, x[0]):
+        var.set_value(val)
+    assert pyo.value(m.obj) == pytest.approx(expected)
+
+
+def test_scalar_cost_param_and_ge_quadratic_row():
+    m = pyo.ConcreteModel()
+    m.c = pyo.Param(mutable=True, initialize=1.0)
+    m.x = pyo.Var([0, 1], bounds=(-5, 5))
+    m.obj = pyo.Objective(expr=m.c * m.x[0] + m.x[1])
+    m.q = pyo.Constraint(expr=-(m.x[0] ** 2) - m.x[1] ** 2 + m.x[0] >= -4)  # concave >= : convex
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    (row,) = p.compiled.rows
+    assert p.num_costs == 1 and row.is_quadratic and row.lo == -np.inf and row.hi == 4
+    np.testing.assert_allclose(row.P, np.eye(2))
+    np.testing.assert_allclose(row.dense(2), [-1, 0])
+
+
+def test_portfolio_model_compiles_to_paper_form():
+    cov, _, _ = portfolio.gen_data(2, 5, 6, seed=0)
+    m = portfolio.build_model(cov, gamma=2.25)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    budget, risk = p.compiled.rows
+    assert budget.is_equality and budget.hi == 1 and not budget.is_quadratic
+    np.testing.assert_allclose(risk.P, cov)
+    assert risk.hi == pytest.approx(2.25 * cov.mean())
+    assert (p.compiled.var_lb == 0).all() and (p.compiled.var_ub == 1).all()
+
+
+# --- bad input --------------------------------------------------------------------------------
+
+
+def test_no_objective():
+    m = _base()
+    with pytest.raises(ldopt.ObjectiveError, match="no active Objective"):
+        ldopt.Problem.from_pyomo(m, m.c)
+
+
+def test_two_objectives():
+    m = _base()
+    m.o1 = pyo.Objective(expr=sum(m.c[i] * m.x[i] for i in m.I))
+    m.o2 = pyo.Objective(expr=m.x[0])
+    with pytest.raises(ldopt.ObjectiveError, match="expected one active Objective, got 2.*deactivate"):
+        ldopt.Problem.from_pyomo(m, m.c)
+
+
+def test_objective_quadratic_in_variables():
+    m = _base()
+    m.obj = pyo.Objective(expr=sum(m.c[i] * m.x[i] for i in m.I) + m.x[0] * m.x[1])
+    with pytest.raises(ldopt.ObjectiveError, match="quadratic in the variables"):
+        ldopt.Problem.from_pyomo(m, m.c)
+
+
+def test_objective_not_affine_in_cost():
+    m = _base()
+    m.obj = pyo.Objective(expr=sum(m.c[i] * m.c[i] * m.x[i] for i in m.I))
+    with pytest.raises(ldopt.ObjectiveError, match="objective 'obj'"):
+        ldopt.Problem.from_pyomo(m, m.c)
+    m.obj.deactivate()
+    m.obj2 = pyo.Objective(expr=sum(m.c[i] * m.x[i] for i in m.I) + m.c[0] ** 2)
+    with pytest.raises(ldopt.ObjectiveError, match="not affine in the cost"):
+        ldopt.Problem.from_pyomo(m, m.c)
+
+
+def test_nonlinear_objective():
+    m = _base()
+    m.obj = pyo.Objective(expr=sum(m.c[i] * m.x[i] for i in m.I) + pyo.exp(m.x[0]))
+    with pytest.raises(ldopt.ObjectiveError, match="nonlinear"):
+        ldopt.Problem.from_pyomo(m, m.c)
+
+
+def test_cost_not_mutable_or_not_param_or_unused():
+    m = _base()
+    m.fixed = pyo.Param(m.I, initialize=1.0)
+    m.obj = pyo.Objective(expr=sum(m.c[i] * m.x[i] for i in m.I))
+    with pytest.raises(ldopt.CostParamError, match="not mutable.*mutable=True"):
+        ldopt.Problem.from_pyomo(m, m.fixed)
+    with pytest.raises(ldopt.CostParamError, match="expected a mutable pyomo Param.*got IndexedVar"):
+        ldopt.Problem.from_pyomo(m, m.x)
+    with pytest.raises(ldopt.CostParamError, match="got ndarray"):
+        ldopt.Problem.from_pyomo(m, np.ones(3))
+    m.other = pyo.Param(m.I, mutable=True, initialize=2.0)
+    with pytest.raises(ldopt.CostParamError, match="does not appear in objective"):
+        ldopt.Problem.from_pyomo(m, m.other)
+    other = _base()
+    with pytest.raises(ldopt.CostParamError, match="does not belong"):
+        ldopt.Problem.from_pyomo(m, other.c)
+
+
+def test_cost_in_constraint():
+    m = _base()
+    m.obj = pyo.Objective(expr=sum(m.c[i] * m.x[i] for i in m.I))
+    m.bad = pyo.Constraint(expr=m.c[0] * m.x[0] <= 1)
+    with pytest.raises(ldopt.CostParamError, match="appears in constraint 'bad'"):
+        ldopt.Problem.from_pyomo(m, m.c)
+
+
+def test_nonconvex_and_nonquadratic_constraints():
+    m = _base()
+    m.obj = pyo.Objective(expr=sum(m.c[i] * m.x[i] for i in m.I))
+    m.nc = pyo.Constraint(expr=m.x[0] * m.x[1] <= 1)  # indefinite
+    with pytest.raises(ldopt.ConstraintError, match="'nc' is nonconvex"):
+        ldopt.Problem.from_pyomo(m, m.c)
+    m.nc.deactivate()
+    m.eq = pyo.Constraint(expr=m.x[0] ** 2 + m.x[1] ** 2 == 1)
+    with pytest.raises(ldopt.ConstraintError, match="equality or range"):
+        ldopt.Problem.from_pyomo(m, m.c)
+    m.eq.deactivate()
+    m.cub = pyo.Constraint(expr=m.x[0] ** 3 <= 1)
+    with pytest.raises(ldopt.ConstraintError, match="'cub' is nonlinear"):
+        ldopt.Problem.from_pyomo(m, m.c)
+
+
+def test_unbounded_integer_variable():
+    m = _base()
+    m.z = pyo.Var(domain=pyo.NonNegativeIntegers)
+    m.obj = pyo.Objective(expr=sum(m.c[i] * m.x[i] for i in m.I) + m.z)
+    with pytest.raises(ldopt.VariableError, match="integer variable 'z' is unbounded.*bounds="):
+        ldopt.Problem.from_pyomo(m, m.c)
+
+
+def test_violated_constant_constraint():
+    m = _base()
+    m.obj = pyo.Objective(expr=sum(m.c[i] * m.x[i] for i in m.I))
+    m.x[0].fix(1)
+    m.bad = pyo.Constraint(expr=m.x[0] <= 0)
+    with pytest.raises(ldopt.ConstraintError, match="'bad' has no free variable"):
+        ldopt.Problem.from_pyomo(m, m.c)
+
+
+def test_bad_cost_arrays_name_the_shape():
+    m = knapsack.build_model(np.ones((1, 4)), [2])
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    with pytest.raises(ldopt.InputError, match=r"expected shape \(4,\) or \(B, 4\), got \(3,\)"):
+        p.solve(np.ones(3), solver="highs")
+    with pytest.raises(ldopt.InputError, match=r"got \(2, 2, 4\)"):
+        p.solve(np.ones((2, 2, 4)), solver="highs")
+    with pytest.raises(ldopt.InputError, match="expected finite values, got nan at instance 1, entry 2"):
+        p.solve([[1, 1, 1, 1], [1, 1, np.nan, 1]], solver="highs")
+    with pytest.raises(ldopt.InputError, match="expected finite values, got inf"):
+        p.objective(np.ones(4), [1, np.inf, 1, 1])
+    with pytest.raises(ldopt.InputError, match="expected numbers"):
+        p.solve(["a", "b", "c", "d"], solver="highs")
+    with pytest.raises(ldopt.InputError, match="gap"):
+        p.solve(np.ones(4), solver="highs", gap=2.0)
+
+
+def test_unknown_and_unfit_solvers():
+    m = knapsack.build_model(np.ones((1, 4)), [2])
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    with pytest.raises(ldopt.SolverUnavailableError, match="unknown solver 'glpk'.*highs"):
+        p.solve(np.ones(4), solver="glpk")
+    with pytest.raises(ldopt.SolverUnavailableError, match="not available"):
+        p.solve(np.ones(4), solver="pyomo:no_such_solver_xyz")
+    cov, _, r = portfolio.gen_data(1, 5, 4, seed=0)
+    mp = portfolio.build_model(cov)
+    pp = ldopt.Problem.from_pyomo(mp, mp.c)
+    with pytest.raises(ldopt.SolverUnavailableError, match="highs cannot handle quadratic constraints"):
+        pp.solve(r, solver="highs")
+    assert not pp.solvers()["highs"] and "quadratic" in pp.solvers()["highs"].reason
+
+
+def test_gurobi_size_limited_license_is_reported():
+    pytest.importorskip("gurobipy", reason="gurobipy is not installed")
+    n = 2600
+    m = knapsack.build_model(np.ones((1, n)), [n // 2])
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    avail = ldopt.solvers.availability(p.compiled, "gurobi")
+    if avail:
+        pytest.skip("gurobi has an unrestricted license here; the size-limit message cannot be shown")
+    assert "license-limited" in avail.reason and "solver='highs'" in avail.reason
+    with pytest.raises(ldopt.SolverUnavailableError, match="license-limited"):
+        p.solve(np.ones(n), solver="gurobi")
+    # "auto" falls back to HiGHS instead of failing
+    assert p.solve(np.ones(n), solver="auto").solver == "highs"
+
+
+def test_errors_are_ldopt_errors():
+    for cls in (ldopt.ObjectiveError, ldopt.CostParamError, ldopt.ConstraintError, ldopt.VariableError,
+                ldopt.InputError, ldopt.SolverUnavailableError):
+        assert issubclass(cls, ldopt.LdoptError)

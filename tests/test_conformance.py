@@ -1,0 +1,160 @@
+"""Conformance of every registered solver backend: a new backend runs these, or skips with a reason."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+from conftest import ALL_SOLVERS, require
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from models import ball_model, ball_optimum, brute_force, linear_model
+
+import ldopt
+from ldopt.problems import knapsack, portfolio
+
+pytestmark = pytest.mark.parametrize("solver", ALL_SOLVERS)
+
+
+def _random_milp(rng, n, m_rows, int_ub=1):
+    A = rng.integers(1, 8, size=(m_rows, n)).astype(float)
+    hi = np.floor(A.sum(axis=1) * int_ub * rng.uniform(0.3, 0.7, m_rows))
+    lo = np.full(m_rows, -np.inf)
+    lb, ub = np.zeros(n), np.full(n, float(int_ub))
+    return A, lo, hi, lb, ub
+
+
+def test_milp_matches_brute_force(solver, rng):
+    A, lo, hi, lb, ub = _random_milp(rng, 8, 3)
+    model = linear_model(A, lo, hi, lb, ub)
+    p = ldopt.Problem.from_pyomo(model, model.c)
+    require(p, solver)
+    costs = rng.integers(-3, 20, size=(6, 8)).astype(float)
+    s = p.solve(costs, solver=solver)
+    assert (s.status == "optimal").all()
+    np.testing.assert_allclose(s.objective, brute_force(A, lo, hi, lb, ub, costs), atol=1e-6)
+    np.testing.assert_allclose(s.bound, s.objective, atol=1e-5)
+    assert (p.violation(s.x) <= 1e-6).all()
+    assert s.x.shape == (6, 8) and s.objective.shape == (6,) and s.time.shape == (6,)
+
+
+def test_general_integer_min_with_equality_and_range_rows(solver, rng):
+    n = 4
+    A = np.array([[1, 1, 1, 1], [2, -1, 3, 1], [1, 0, -1, 2]], dtype=float)
+    lo = np.array([5, -2, -np.inf])
+    hi = np.array([5, 6, 4])
+    lb, ub = np.zeros(n), np.full(n, 3.0)
+    model = linear_model(A, lo, hi, lb, ub, domain=pyo.Integers, sense=pyo.minimize)
+    p = ldopt.Problem.from_pyomo(model, model.c)
+    require(p, solver)
+    assert p.sense == "min"
+    costs = rng.normal(size=(5, n))
+    s = p.solve(costs, solver=solver)
+    np.testing.assert_allclose(s.objective, brute_force(A, lo, hi, lb, ub, costs, "min"), atol=1e-6)
+    assert (s.bound <= s.objective + 1e-6).all()  # a lower bound for a minimisation
+
+
+def test_lp_matches_greedy_closed_form(solver, rng):
+    n = 10
+    w = rng.uniform(1, 5, n)
+    cap = 0.4 * w.sum()
+    model = linear_model(w[None, :], np.array([-np.inf]), np.array([cap]), np.zeros(n), np.ones(n),
+                         domain=pyo.Reals)
+    p = ldopt.Problem.from_pyomo(model, model.c)
+    require(p, solver)
+    costs = rng.uniform(0.5, 3, size=(4, n))
+    s = p.solve(costs, solver=solver)
+    for b in range(4):  # fractional knapsack: fill by value density
+        order = np.argsort(-costs[b] / w)
+        left, val = cap, 0.0
+        for j in order:
+            take = min(1.0, left / w[j])
+            val += take * costs[b, j]
+            left -= take * w[j]
+            if left <= 0:
+                break
+        assert s.objective[b] == pytest.approx(val, rel=1e-6)
+
+
+def test_qcp_matches_closed_form(solver, rng):
+    n = 5
+    G = rng.normal(size=(n, n))
+    P = G @ G.T + n * np.eye(n)
+    model = ball_model(n, 2.0, P)
+    p = ldopt.Problem.from_pyomo(model, model.c)
+    require(p, solver)
+    costs = rng.normal(size=(3, n))
+    s = p.solve(costs, solver=solver)
+    x_ref, v_ref = ball_optimum(costs, P, 2.0)
+    np.testing.assert_allclose(s.objective, v_ref, rtol=1e-5)
+    np.testing.assert_allclose(s.x, x_ref, atol=1e-4)
+
+
+def test_unbounded_and_infeasible_are_reported_per_instance(solver):
+    m = pyo.ConcreteModel()
+    m.c = pyo.Param([0], mutable=True, initialize=1.0)
+    m.x = pyo.Var([0], bounds=(0, None))
+    m.y = pyo.Var(bounds=(0, 1))
+    m.obj = pyo.Objective(expr=m.c[0] * m.x[0] + m.y, sense=pyo.maximize)
+    m.row = pyo.Constraint(expr=m.x[0] + m.y >= 0.5)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    require(p, solver)
+    s = p.solve([[1.0], [-1.0]], solver=solver)
+    assert list(s.status) == ["unbounded", "optimal"]
+    assert np.isnan(s.x[0]).all() and s.objective[1] == pytest.approx(1.0)
+
+    m.row2 = pyo.Constraint(expr=m.x[0] + m.y <= 0.25)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    s = p.solve([[1.0], [-1.0]], solver=solver)
+    assert list(s.status) == ["infeasible", "infeasible"]
+    assert np.isnan(s.objective).all()
+
+
+def test_objective_constant_and_affine_cost_map(solver):
+    m = pyo.ConcreteModel()
+    m.c = pyo.Param([0, 1], mutable=True, initialize=0.0)
+    m.x = pyo.Var([0, 1], domain=pyo.Binary)
+    m.obj = pyo.Objective(expr=(2 * m.c[0] + 1) * m.x[0] - m.c[1] * m.x[1] + 3 * m.c[0] + 4,
+                          sense=pyo.maximize)
+    m.row = pyo.Constraint(expr=m.x[0] + m.x[1] <= 1)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    require(p, solver)
+    s = p.solve([[1.0, -5.0], [-2.0, 1.0]], solver=solver)
+    # instance 0: x0 gives 3, x1 gives 5 -> pick x1: 5 + 3 + 4; instance 1: nothing: -6 + 4
+    np.testing.assert_allclose(s.objective, [12.0, -2.0])
+    np.testing.assert_allclose(s.bound, s.objective, atol=1e-6)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 7), rows=st.integers(1, 3))
+def test_random_milps_against_brute_force(solver, seed, n, rows):
+    r = np.random.default_rng(seed)
+    A, lo, hi, lb, ub = _random_milp(r, n, rows, int_ub=2)
+    model = linear_model(A, lo, hi, lb, ub, domain=pyo.Integers)
+    p = ldopt.Problem.from_pyomo(model, model.c)
+    require(p, solver)
+    costs = r.normal(size=(2, n))
+    s = p.solve(costs, solver=solver)
+    np.testing.assert_allclose(s.objective, brute_force(A, lo, hi, lb, ub, costs), atol=1e-6)
+
+
+def test_backends_agree_on_knapsack(solver):
+    d = knapsack.protocol_data(6, 30, dim=4, seed=3)
+    model = knapsack.build_model(d.weights, d.capacities)
+    p = ldopt.Problem.from_pyomo(model, model.c)
+    require(p, solver)
+    ref = p.solve(d.costs, solver="highs")
+    s = p.solve(d.costs, solver=solver)
+    np.testing.assert_allclose(s.objective, ref.objective, rtol=1e-9)
+    assert (p.violation(s.x) <= 1e-6).all()
+
+
+def test_backends_agree_on_portfolio(solver):
+    cov, _, costs = portfolio.gen_data(4, 5, 20, deg=4, seed=7)
+    model = portfolio.build_model(cov)
+    p = ldopt.Problem.from_pyomo(model, model.c)
+    require(p, solver)
+    ref = p.solve(costs, solver="cvxpy")
+    s = p.solve(costs, solver=solver)
+    np.testing.assert_allclose(s.objective, ref.objective, rtol=1e-5)
+    assert (p.violation(s.x) <= 1e-6).all()
