@@ -25,6 +25,7 @@ def raw_highs(weights: np.ndarray, capacities: np.ndarray) -> highspy.Highs:
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("mip_rel_gap", 0.0)
+    h.setOptionValue("mip_abs_gap", 0.0)
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = n, m
     lp.col_cost_ = np.zeros(n)

@@ -14,6 +14,8 @@ from .errors import (
     SolverUnavailableError,
     VariableError,
 )
+from .decomposition import Block, Decomposition, decompose
+from .dual import DualResult
 from .problem import Problem
 from .solution import Solution
 from .solvers import Availability, SolverOptions
@@ -22,6 +24,10 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Availability",
+    "Block",
+    "Decomposition",
+    "DualResult",
+    "decompose",
     "CacheError",
     "ConstraintError",
     "CostParamError",

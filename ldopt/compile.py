@@ -79,6 +79,12 @@ class CompiledModel:
     def num_costs(self) -> int:
         return len(self.cost_keys)
 
+    def __getstate__(self) -> dict[str, Any]:
+        # Pyomo objects stay behind: models with rule lambdas do not pickle, and workers use arrays.
+        state = dict(self.__dict__)
+        state.update(model=None, var_data=[], cost_data=[], objective_data=None)
+        return state
+
     def linear_matrix(self, rows: list[int] | None = None) -> sp.csr_matrix:
         """The linear parts of ``rows`` (default: all) as a CSR matrix ``(len(rows), n)``."""
         rows = list(range(len(self.rows))) if rows is None else rows

@@ -31,6 +31,8 @@ class HighsSession(Session):
         h = highspy.Highs()
         h.setOptionValue("output_flag", bool(options.verbose))
         h.setOptionValue("mip_rel_gap", float(options.gap))
+        if options.gap == 0:  # exact means exact: no absolute slack either (default 1e-6)
+            h.setOptionValue("mip_abs_gap", 0.0)
         if options.time_limit is not None:
             h.setOptionValue("time_limit", float(options.time_limit))
         if options.threads is not None:

@@ -40,7 +40,10 @@ class PyomoSession(Session):
         from pyomo.opt import TerminationCondition as TC  # noqa: PLC0415
 
         if model.model is None:
-            raise SolverUnavailableError("solver 'pyomo:*' needs the Pyomo model the problem was compiled from")
+            raise SolverUnavailableError(
+                "solver 'pyomo:*' needs the Pyomo model the problem was compiled from, which does not "
+                "travel to worker processes; use an array solver ('highs', 'gurobi', 'cvxpy') there"
+            )
         self._pyo = pyo
         memo: dict[int, Any] = {}
         self.clone = model.model.clone(memo=memo)

@@ -1,0 +1,259 @@
+"""Lagrangian decomposition: weak duality for every decomposition, convergence to the LD dual value,
+the multiplier identities, the executor, and the errors."""
+
+from __future__ import annotations
+
+import itertools
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from models import linear_model
+from scipy.optimize import linprog
+
+import ldopt
+from ldopt.problems import knapsack, portfolio
+
+
+def _knapsack_problem(seed, n=8, rows=3):
+    rng = np.random.default_rng(seed)
+    W = rng.integers(1, 8, (rows, n)).astype(float)
+    b = np.floor(0.5 * W.sum(axis=1))
+    m = knapsack.build_model(W, b)
+    return ldopt.Problem.from_pyomo(m, m.c), rng
+
+
+# HiGHS stops within its internal tolerances (seen: 8e-7 below the DP's and Gurobi's optimum)
+HIGHS_ATOL = 1e-5
+
+
+def _bound_from_multipliers(dec, r, d, sense):
+    """B_d recomputed from μ^(d) alone: main block at q + Σμ, block k at −μ_k (HiGHS solves)."""
+    mu = r.multipliers(d)
+    others = [k for k in range(dec.num_blocks) if k != d]
+    sign = 1.0 if sense == "max" else -1.0
+    total = 0.0
+    main = r.main_objective(d)
+    total = sign * dec.block(d).problem.solve(sign * main, solver="highs").objective
+    for j, k in enumerate(others):
+        total = total + sign * dec.block(k).problem.solve(sign * -mu[:, j], solver="highs").objective
+    return total
+
+
+def _ld_dual_value(problem, dec, costs, sense="max"):
+    """The LD dual optimum: opt of q·x over the intersection of the blocks' convex hulls (an LP)."""
+    cm = problem.compiled
+    n = cm.num_vars
+    grids = [range(int(cm.var_lb[j]), int(cm.var_ub[j]) + 1) for j in range(n)]
+    pts = np.array(list(itertools.product(*grids)), float)
+    hulls = []
+    for b in dec.blocks:
+        feas = (b.problem.violation(pts) <= 1e-9)
+        hulls.append(pts[feas])
+    sizes = [len(h) for h in hulls]
+    nv = n + sum(sizes)
+    out = []
+    for c in np.atleast_2d(costs):
+        obj = np.zeros(nv)
+        obj[:n] = -c if sense == "max" else c
+        A_eq, b_eq = [], []
+        off = n
+        for h in hulls:  # x = H' w, Σw = 1
+            for j in range(n):
+                row = np.zeros(nv)
+                row[j] = 1.0
+                row[off : off + len(h)] = -h[:, j]
+                A_eq.append(row)
+                b_eq.append(0.0)
+            row = np.zeros(nv)
+            row[off : off + len(h)] = 1.0
+            A_eq.append(row)
+            b_eq.append(1.0)
+            off += len(h)
+        bounds = [(cm.var_lb[j], cm.var_ub[j]) for j in range(n)] + [(0, None)] * sum(sizes)
+        res = linprog(obj, A_eq=np.array(A_eq), b_eq=np.array(b_eq), bounds=bounds, method="highs")
+        out.append(-res.fun if sense == "max" else res.fun)
+    return np.array(out)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**31 - 1), rows=st.integers(2, 4), step=st.sampled_from(["polyak", "adam"]))
+def test_weak_duality_for_every_decomposition(seed, rows, step):
+    p, rng = _knapsack_problem(seed, n=8, rows=rows)
+    dec = ldopt.decompose(p)
+    costs = rng.integers(1, 30, (5, 8)).astype(float)
+    opt = p.solve(costs, solver="highs").objective
+    r = dec.dual(costs, iterations=60, step=step, progress=False)
+    assert (r.bound >= opt - HIGHS_ATOL).all()
+    for d in range(dec.num_blocks):
+        assert r.multipliers(d).shape == (5, rows - 1, 8)
+        np.testing.assert_allclose(r.main_objective(d), costs + r.multipliers(d).sum(axis=1), atol=1e-9)
+        B_d = _bound_from_multipliers(dec, r, d, "max")
+        np.testing.assert_allclose(B_d, r.bound_of(d), rtol=1e-9, atol=HIGHS_ATOL)
+        assert (B_d >= opt - HIGHS_ATOL).all()
+        x_d = r.main_solution(d)
+        np.testing.assert_allclose((x_d * r.main_objective(d)).sum(axis=1),
+                                   dec.block(d).problem.solve(r.main_objective(d), solver="highs").objective,
+                                   atol=HIGHS_ATOL)
+    assert (np.diff(r.history, axis=0) <= 1e-12).all()  # best-so-far never rises
+    assert (r.bound <= r.history[0] + 1e-12).all()
+    assert (r.primal_objective <= opt + 1e-7).all()
+    assert (p.violation(r.primal_x) <= 1e-9).all()
+
+
+def test_shared_and_independent_reach_the_ld_dual_value():
+    p, rng = _knapsack_problem(7, n=6, rows=3)
+    dec = ldopt.decompose(p)
+    costs = rng.integers(1, 20, (4, 6)).astype(float)
+    ld = _ld_dual_value(p, dec, costs)
+    shared = dec.dual(costs, iterations=1500, tol=0.0, progress=False)
+    indep = dec.dual(costs, iterations=1500, tol=0.0, independent=True, progress=False)
+    assert (shared.bound >= ld - 1e-7).all() and (indep.bound >= ld - 1e-7).all()
+    np.testing.assert_allclose(shared.bound, ld, rtol=5e-3)
+    for d in range(3):
+        np.testing.assert_allclose(indep.bound_of(d), ld, rtol=5e-3)
+    # the shared solve gives every decomposition the same bound
+    for d in range(3):
+        np.testing.assert_array_equal(shared.bound_of(d), shared.bound)
+
+
+def _assignment(n_items=4, n_bins=2, seed=0):
+    """A generalized assignment problem (minimisation, equality rows)."""
+    rng = np.random.default_rng(seed)
+    m = pyo.ConcreteModel()
+    m.I = pyo.RangeSet(0, n_items - 1)
+    m.J = pyo.RangeSet(0, n_bins - 1)
+    m.c = pyo.Param(m.I, m.J, mutable=True, initialize=0.0)
+    m.x = pyo.Var(m.I, m.J, domain=pyo.Binary)
+    w = rng.integers(1, 5, (n_items, n_bins))
+    m.obj = pyo.Objective(expr=sum(m.c[i, j] * m.x[i, j] for i in m.I for j in m.J), sense=pyo.minimize)
+    m.assign = pyo.Constraint(m.I, rule=lambda mm, i: sum(mm.x[i, j] for j in mm.J) == 1)
+    m.cap = pyo.Constraint(m.J, rule=lambda mm, j: sum(int(w[i, j]) * mm.x[i, j] for i in mm.I) <= int(w[:, j].sum() * 0.6))
+    return ldopt.Problem.from_pyomo(m, m.c), rng
+
+
+@pytest.mark.parametrize("blocks", [None, "component"])
+def test_minimisation_with_equality_rows(blocks):
+    p, rng = _assignment()
+    dec = ldopt.decompose(p, blocks=blocks)
+    assert dec.num_blocks == (6 if blocks is None else 2)
+    costs = rng.uniform(1, 10, (5, p.num_costs))
+    opt = p.solve(costs, solver="highs").objective
+    r = dec.dual(costs, iterations=150, progress=False)
+    assert (r.bound <= opt + 1e-7).all()  # a lower bound for a minimisation
+    assert (np.diff(r.history, axis=0) >= -1e-12).all()
+    for d in range(dec.num_blocks):
+        B_d = _bound_from_multipliers(dec, r, d, "min")
+        np.testing.assert_allclose(B_d, r.bound_of(d), rtol=1e-9, atol=HIGHS_ATOL)
+        assert (B_d <= opt + HIGHS_ATOL).all()
+    ok = ~np.isnan(r.primal_objective)
+    assert (r.primal_objective[ok] >= opt[ok] - 1e-7).all()
+
+
+def test_general_integer_and_continuous_variables():
+    A = np.array([[2, 1, 1], [1, 3, -1]], float)
+    model = linear_model(A, np.array([-np.inf, -2]), np.array([6, 5]), np.zeros(3), np.array([3, 2, 4]),
+                         domain=pyo.Integers)
+    model.x[2].domain = pyo.Reals
+    p = ldopt.Problem.from_pyomo(model, model.c)
+    dec = ldopt.decompose(p)
+    costs = np.random.default_rng(2).normal(size=(6, 3))
+    opt = p.solve(costs, solver="highs").objective
+    r = dec.dual(costs, iterations=100, progress=False)
+    assert (r.bound >= opt - 1e-7).all()
+
+
+def test_portfolio_decomposition_bounds():
+    cov, _, ret = portfolio.gen_data(6, 5, 20, deg=4, seed=3)
+    m = portfolio.build_model(cov)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    dec = ldopt.decompose(p)
+    opt = p.solve(ret, solver="cvxpy").objective
+    r = dec.dual(ret, iterations=200, progress=False)
+    assert (r.bound >= opt - 1e-6 * np.abs(opt)).all()
+    assert (r.gap[np.isfinite(r.gap)] >= -1e-9).all()
+
+
+def test_to_pyomo_agrees_with_internal_solvers():
+    d = knapsack.protocol_data(3, 15, dim=3, seed=4)
+    m = knapsack.build_model(d.weights, d.capacities)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    dec = ldopt.decompose(p)
+    lam = np.random.default_rng(0).normal(0, 5, (4, 15))
+    for k in range(dec.num_blocks):
+        model = dec.block(k).to_pyomo()
+        standalone = ldopt.Problem.from_pyomo(model, model.c)
+        ours = dec.block(k).solver().argmax(lam)
+        np.testing.assert_allclose(standalone.solve(lam, solver="pyomo:appsi_highs").objective,
+                                   (ours * lam).sum(axis=1), atol=1e-9)
+    p2, _ = _assignment()
+    dec2 = ldopt.decompose(p2)
+    model = dec2.block(0).to_pyomo()
+    assert model.obj.sense == pyo.minimize  # the user's sense
+    standalone = ldopt.Problem.from_pyomo(model, model.c)
+    lam = np.random.default_rng(1).normal(size=(3, p2.num_vars))
+    np.testing.assert_allclose(standalone.solve(lam, solver="highs").objective,
+                               -(dec2.block(0).solver().argmax(-lam) * -lam).sum(axis=1), atol=1e-9)
+
+
+def test_executor_gives_identical_results():
+    d = knapsack.protocol_data(12, 30, dim=4, seed=5)
+    m = knapsack.build_model(d.weights, d.capacities)
+    dec = ldopt.decompose(ldopt.Problem.from_pyomo(m, m.c))
+    serial = dec.dual(d.costs, iterations=40, progress=False)
+    with ProcessPoolExecutor(2) as ex:
+        par = dec.dual(d.costs, iterations=40, executor=ex, chunk_size=5, progress=False)
+    np.testing.assert_array_equal(serial.bound, par.bound)
+    np.testing.assert_array_equal(serial.lam, par.lam)
+    np.testing.assert_array_equal(serial.x, par.x)
+    np.testing.assert_array_equal(serial.history, par.history)
+    np.testing.assert_array_equal(serial.primal_objective, par.primal_objective)
+
+
+def test_block_choices_and_errors():
+    p, _ = _knapsack_problem(1, n=5, rows=3)
+    assert ldopt.decompose(p, blocks="component").num_blocks == 1
+    assert ldopt.decompose(p, blocks=[[0, 1], ["capacity[2]"]]).num_blocks == 2
+    with pytest.raises(ldopt.DecompositionError, match="in no block"):
+        ldopt.decompose(p, blocks=[[0, 1]])
+    with pytest.raises(ldopt.DecompositionError, match="in several blocks"):
+        ldopt.decompose(p, blocks=[[0, 1], [1, 2]])
+    with pytest.raises(ldopt.DecompositionError, match="neither a row index"):
+        ldopt.decompose(p, blocks=[[0, 1], [7]])
+    with pytest.raises(ldopt.DecompositionError, match="expected None, 'component'"):
+        ldopt.decompose(p, blocks="rows")
+    dec = ldopt.decompose(p)
+    with pytest.raises(ldopt.DecompositionError, match=r"block: expected an index in \[0, 3\), got 3"):
+        dec.block(3)
+    with pytest.raises(ldopt.InputError, match="iterations"):
+        dec.dual(np.ones(5), iterations=0)
+    with pytest.raises(ldopt.InputError, match="step"):
+        dec.dual(np.ones(5), step="newton")
+    with pytest.raises(ldopt.InputError, match=r"expected shape \(5,\)"):
+        dec.dual(np.ones(4))
+    r = dec.dual(np.ones(5), iterations=3, progress=False)
+    with pytest.raises(ldopt.InputError, match="decomposition index"):
+        r.multipliers(5)
+    p2, _ = _assignment()
+    dec2 = ldopt.decompose(p2)
+    with pytest.raises(ldopt.SolverUnavailableError, match="has no exact oracle"):
+        dec2.dual(np.ones(p2.num_costs), iterations=2, solver="oracle", progress=False)
+    # per-block solver names
+    r2 = dec.dual(np.ones(5), iterations=5, solver={0: "highs"}, progress=False)
+    assert r2.solvers == ["highs", "knapsack-dp", "knapsack-dp"]
+
+
+def test_unbounded_block_is_refused():
+    m = pyo.ConcreteModel()
+    m.c = pyo.Param([0, 1], mutable=True, initialize=1.0)
+    m.x = pyo.Var([0, 1], bounds=(0, None))
+    m.obj = pyo.Objective(expr=m.c[0] * m.x[0] + m.c[1] * m.x[1], sense=pyo.maximize)
+    m.r0 = pyo.Constraint(expr=m.x[0] <= 4)
+    m.r1 = pyo.Constraint(expr=m.x[1] <= 4)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    with pytest.raises(ldopt.DecompositionError, match=r"block 0 \(r0\) leaves variable 'x\[1\]' unbounded above"):
+        ldopt.decompose(p)
+    assert ldopt.decompose(p, blocks=[["r0", "r1"]]).num_blocks == 1  # one block bounds both
