@@ -28,7 +28,12 @@ _MIQCP_SOLVERS = ("GUROBI", "SCIP")
 
 
 def psd_factor(P: np.ndarray) -> np.ndarray:
-    """A matrix ``F`` with ``F'F = P`` for a symmetric PSD ``P`` (rows of zero weight dropped)."""
+    """A matrix ``F`` with ``F'F = P`` for a symmetric PSD ``P``: Cholesky's ``L'`` when ``P`` is
+    definite, else from the eigendecomposition (rows of zero weight dropped)."""
+    try:
+        return np.linalg.cholesky(P).T
+    except np.linalg.LinAlgError:
+        pass
     w, V = np.linalg.eigh(P)
     keep = w > 1e-12 * max(1.0, float(np.abs(w).max()))
     return (V[:, keep] * np.sqrt(w[keep])).T
@@ -101,7 +106,10 @@ class CvxpySession(Session):
         for r in model.rows:
             if r.is_quadratic:
                 F = psd_factor(r.P)
-                cons.append(cp.sum_squares(F @ x) + r.dense(n) @ x <= r.hi)
+                if len(r.index):
+                    cons.append(cp.sum_squares(F @ x) + r.dense(n) @ x <= r.hi)
+                else:  # ||F x|| <= sqrt(u): a second-order cone, ~6x faster in Clarabel than squares
+                    cons.append(cp.SOC(cp.Constant(np.sqrt(max(r.hi, 0.0))), F @ x))
         self.q = cp.Parameter(n)
         objective = cp.Maximize(self.q @ x) if model.sense == "max" else cp.Minimize(self.q @ x)
         self.prob = cp.Problem(objective, cons)
