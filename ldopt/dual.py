@@ -179,7 +179,6 @@ def _run(
     for it in range(iterations):
         idx = np.flatnonzero(active)
         if not len(idx) or time.perf_counter() > deadline:
-            history = history[:it]
             break
         lam = to_lam(theta[idx], q[idx])
         X = np.stack([s.argmax(lam[:, k]) for k, s in enumerate(solvers)], axis=1)  # (b, m, n)
@@ -240,7 +239,7 @@ def _solve_chunk(
     independent = settings["independent"]
     m = dec.num_blocks
     B, n = q.shape
-    heuristic = PrimalHeuristic(p, sign)
+    heuristic = PrimalHeuristic(p)
     p_val = np.full(B, -np.inf)
     p_x = np.full((B, n), np.nan)
     runs = list(range(m)) if independent else [None]
@@ -273,8 +272,7 @@ def _solve_chunk(
     H = np.full((used, B), np.inf)
     for h in hist_all:
         if len(h):
-            hh = np.vstack([h, np.repeat(h[-1:], used - len(h), axis=0)]) if len(h) < used else h
-            H = np.minimum(H, hh)
+            H = np.minimum(H, _pad_rows(h, used))
     user = lambda v: sign * v  # noqa: E731 - max form -> user's sense
     return DualResult(
         sense=p.sense,
@@ -292,21 +290,22 @@ def _solve_chunk(
     )
 
 
+def _pad_rows(h: np.ndarray, rows: int) -> np.ndarray:
+    """A history cut short (early stop) extended to ``rows`` iterations by its last row."""
+    return np.vstack([h, np.repeat(h[-1:], rows - len(h), axis=0)]) if len(h) < rows else h
+
+
 def _concat(parts: list[DualResult]) -> DualResult:
     if len(parts) == 1:
         return parts[0]
     it = max(p.iterations for p in parts)
-
-    def pad(h: np.ndarray) -> np.ndarray:
-        return np.vstack([h, np.repeat(h[-1:], it - len(h), axis=0)]) if len(h) < it else h
-
     first = parts[0]
     return DualResult(
         sense=first.sense,
         lam=np.concatenate([p.lam for p in parts]),
         x=np.concatenate([p.x for p in parts]),
         run_bounds=np.concatenate([p.run_bounds for p in parts]),
-        history=np.concatenate([pad(p.history) for p in parts], axis=1),
+        history=np.concatenate([_pad_rows(p.history, it) for p in parts], axis=1),
         primal_objective=np.concatenate([p.primal_objective for p in parts]),
         primal_x=np.concatenate([p.primal_x for p in parts]),
         iterations=it,

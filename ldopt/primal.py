@@ -65,7 +65,7 @@ def _repair(x0: np.ndarray, q: np.ndarray, A: np.ndarray, cap: np.ndarray) -> np
 class PrimalHeuristic:
     """Keeps the best feasible value per instance (max form: objective ``q·x``)."""
 
-    def __init__(self, problem: Problem, sign: float) -> None:
+    def __init__(self, problem: Problem) -> None:
         self.problem = problem
         cm = problem.compiled
         self.packing = bool(
