@@ -85,6 +85,15 @@ class CompiledModel:
         state.update(model=None, var_data=[], cost_data=[], objective_data=None)
         return state
 
+    def fingerprint(self) -> str:
+        """A content hash of the arrays (variables, objective, rows); equal models hash equal."""
+        from .cache import digest  # noqa: PLC0415
+
+        Q = self.Q.tocsr()
+        rows = [(r.name, r.index, r.coef, r.lo, r.hi, r.P) for r in self.rows]
+        return digest(self.var_names, self.var_lb, self.var_ub, self.var_type.astype(str), self.sense,
+                      self.q0, Q.data, Q.indices, Q.indptr, Q.shape, self.k0, self.r, rows)
+
     def linear_matrix(self, rows: list[int] | None = None) -> sp.csr_matrix:
         """The linear parts of ``rows`` (default: all) as a CSR matrix ``(len(rows), n)``."""
         rows = list(range(len(self.rows))) if rows is None else rows

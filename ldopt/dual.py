@@ -96,6 +96,22 @@ class DualResult:
         """``x_d*(μ^(d), c)``: ``(B, n)``."""
         return self.x[:, self._run(d), int(d)]
 
+    _ARRAYS = ("lam", "x", "run_bounds", "history", "primal_objective", "primal_x")
+
+    def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The result as arrays and a JSON-able header (see :mod:`ldopt.cache`)."""
+        arrays = {k: getattr(self, k) for k in self._ARRAYS}
+        header = dict(sense=self.sense, iterations=self.iterations, seconds=self.seconds,
+                      independent=self.independent, step=self.step, solvers=list(self.solvers))
+        return arrays, header
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], header: dict[str, Any]) -> DualResult:
+        return cls(**{k: arrays[k] for k in cls._ARRAYS}, sense=header["sense"],
+                   iterations=int(header["iterations"]), seconds=float(header["seconds"]),
+                   independent=bool(header["independent"]), step=header["step"],
+                   solvers=list(header["solvers"]))
+
     @property
     def gap(self) -> np.ndarray:
         """``|bound − primal| / max(1, |primal|)`` per instance (NaN without a primal value)."""

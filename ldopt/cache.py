@@ -1,0 +1,110 @@
+"""Disk caches that load no code: arrays in ``.npz`` (read with ``allow_pickle=False``) beside a
+JSON header, both written atomically (temporary file, then ``os.replace``).
+
+A cache entry is keyed by a content hash of what produced it (the problem's fingerprint, the
+input arrays, the settings); loading checks the key and reports what differs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import CacheError
+
+FORMAT = "ldopt-cache/1"
+
+
+def digest(*parts: Any) -> str:
+    """A SHA-256 hex digest of arrays, strings, numbers and (nested) lists/dicts of them."""
+    h = hashlib.sha256()
+
+    def feed(obj: Any) -> None:
+        if isinstance(obj, np.ndarray):
+            a = np.ascontiguousarray(obj)
+            h.update(f"nd{a.dtype.str}{a.shape}".encode())
+            h.update(a.tobytes() if a.dtype != object else repr(a.tolist()).encode())
+        elif isinstance(obj, dict):
+            h.update(b"{")
+            for k in sorted(obj, key=str):
+                feed(str(k))
+                feed(obj[k])
+            h.update(b"}")
+        elif isinstance(obj, (list, tuple)):
+            h.update(f"[{len(obj)}".encode())
+            for v in obj:
+                feed(v)
+        else:
+            h.update(f"{type(obj).__name__}:{obj!r};".encode())
+
+    for p in parts:
+        feed(p)
+    return h.hexdigest()
+
+
+def _atomic_write(path: Path, write: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def save(path: str | Path, arrays: dict[str, np.ndarray], header: dict[str, Any]) -> Path:
+    """Write ``arrays`` to ``path`` (``.npz``) and ``header`` to ``path.json``, each atomically.
+
+    The header carries the arrays' digest, so a torn pair (one file replaced, not the other) is
+    detected on load.
+    """
+    path = Path(path)
+    header = {**header, "format": FORMAT, "arrays_digest": digest(arrays)}
+    _atomic_write(path, lambda fh: np.savez(fh, **arrays))
+    _atomic_write(path.with_suffix(path.suffix + ".json"),
+                  lambda fh: fh.write(json.dumps(header, indent=1, sort_keys=True).encode()))
+    return path
+
+
+def _short(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def load(path: str | Path, expect: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
+    """The arrays and header at ``path``, or ``None`` when there is no entry.
+
+    Raises :class:`CacheError` when the entry is corrupt, or when a header field differs from
+    ``expect`` (the entry was written by another problem, data or settings).
+    """
+    path = Path(path)
+    meta = path.with_suffix(path.suffix + ".json")
+    if not path.exists() and not meta.exists():
+        return None
+    try:
+        header = json.loads(meta.read_text())
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as exc:
+        raise CacheError(f"cache {path} is unreadable ({exc}); delete it to recompute") from None
+    if header.get("format") != FORMAT or header.get("arrays_digest") != digest(arrays):
+        raise CacheError(f"cache {path} is corrupt or incomplete (its arrays do not match its header); "
+                         "delete it to recompute")
+    for key, want in (expect or {}).items():
+        if header.get(key) != want:
+            raise CacheError(
+                f"cache {path} was written for other {key} (expected {_short(want)}, got "
+                f"{_short(header.get(key))}); use another cache path or delete it"
+            )
+    return arrays, header

@@ -1,0 +1,269 @@
+"""Training losses: the paper's L1/L2 on an LD main subproblem (:class:`LDLoss`), and the
+baselines — two-stage MSE and SPO+/I-MLE on the full problem through PyEPO (:class:`FullLoss`).
+
+Every loss is ``forward(pred_costs, batch) -> scalar`` over a batch dictionary from
+:mod:`ldopt_torch.dataset`, so one trainer runs them all.
+
+Notation (user's sense ``s = +1`` for max, ``-1`` for min; ``q(c) = q0 + Qc``):
+``λ_d`` is the main objective ``q(c) + Σ_{k≠d} μ_k`` stored per instance, ``x_d`` its main
+solution, and a prediction ``ĉ`` gives the main objective ``w = λ_d + q(ĉ) − q(c)``. Then
+
+* L1 = ``s (λ_d·x_d − λ_d·x_d*(w))`` — the regret of the main subproblem (≥ 0);
+* L2 = ``s (q(c)·x_d − q(c)·x_d*(w))`` — the same decision priced by the true objective.
+
+``"spo+"`` trains on the SPO+ surrogate of these (target cost ``λ_d`` for L1, ``q(c)`` for L2,
+target decision ``x_d``); ``"imle"`` and ``"exact"`` differentiate ``x_d*(w)`` and plug it into the
+formulas above.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from ldopt import Decomposition, Problem
+from ldopt.errors import InputError
+
+from .layers import QuadraticClosedForm, imle, spo_plus
+from .oracles import BlockArgopt, ProblemArgopt
+
+METHODS = ("spo+", "imle", "exact")
+LOSSES = ("L1", "L2")
+
+
+def _affine(problem: Problem) -> tuple[torch.Tensor | None, torch.Tensor]:
+    """``Q`` as a dense tensor (``None`` when it is the identity) and ``q0``."""
+    cm = problem.compiled
+    Q = cm.Q.toarray()
+    ident = Q.shape[0] == Q.shape[1] and np.array_equal(Q, np.eye(Q.shape[0]))
+    return (None if ident else torch.as_tensor(Q)), torch.as_tensor(cm.q0)
+
+
+def check_finite(pred: torch.Tensor, batch: dict[str, Any], where: str = "") -> None:
+    """Stop on NaN/inf predictions, naming the instance."""
+    bad = ~torch.isfinite(pred).all(dim=-1)
+    if bool(bad.any()):
+        i = int(torch.nonzero(bad)[0, 0])
+        idx = batch.get("index")
+        inst = int(idx[i]) if idx is not None else i
+        raise InputError(f"{where}pred_costs: expected finite predictions, got "
+                         f"{pred[i][~torch.isfinite(pred[i])][0].item()} for instance {inst}; lower the "
+                         "learning rate or check the features")
+
+
+def method_fits(dec: Decomposition, method: str, d: int) -> bool:
+    """Whether ``method`` applies with block ``d`` as the main block (``"exact"``: one convex
+    quadratic row with a positive definite matrix over continuous variables; others: any block)."""
+    if method != "exact":
+        return True
+    cm = dec.block(d).compiled
+    if len(cm.rows) != 1 or not cm.rows[0].is_quadratic or (cm.var_type != "C").any():
+        return False
+    P = cm.rows[0].P
+    return bool(np.linalg.eigvalsh(P)[0] > 1e-12 * max(1.0, float(np.abs(P).max())))
+
+
+class _Affine:
+    """``q(c) = q0 + Qc`` on tensors, and the shape checks of predictions."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        self.Q, self.q0 = _affine(problem)
+
+    def diff(self, a: torch.Tensor) -> torch.Tensor:
+        """``q(ĉ) − q(c) = Q(ĉ − c)`` for ``a = ĉ − c``."""
+        return a if self.Q is None else a @ self.Q.to(a.dtype).T
+
+    def q(self, c: torch.Tensor) -> torch.Tensor:
+        return self.q0.to(c.dtype) + self.diff(c)
+
+    def check(self, pred: torch.Tensor, batch: dict[str, Any]) -> None:
+        want = (len(batch["costs"]), self.problem.num_costs)
+        if tuple(pred.shape) != want:
+            raise InputError(f"pred_costs: expected shape {want} (batch, num_costs), got {tuple(pred.shape)}")
+        check_finite(pred, batch)
+
+
+class LDLoss(nn.Module):
+    """The paper's LD losses on a decomposition's main block (see the module docstring).
+
+    ``method``: ``"spo+"``, ``"imle"`` (defaults: the reference's 1 sample, σ 1, λ 10,
+    sum-of-gamma κ 5) or ``"exact"`` (closed form; fits a block of one convex quadratic row over
+    continuous variables). ``solver`` names the main-block solver (``"auto"``: the exact oracle
+    when one fits).
+    """
+
+    def __init__(self, dec: Decomposition, method: str = "spo+", loss: str = "L1", *, solver: str = "auto",
+                 n_samples: int = 1, sigma: float = 1.0, lambd: float = 10.0, distribution: Any = None,
+                 two_sides: bool = False) -> None:
+        super().__init__()
+        if method not in METHODS:
+            raise InputError(f"method: expected one of {METHODS}, got {method!r}")
+        if loss not in LOSSES:
+            raise InputError(f"loss: expected one of {LOSSES}, got {loss!r}")
+        self.dec, self.method, self.loss, self.solver = dec, method, loss, solver
+        self.imle_options = dict(n_samples=n_samples, sigma=sigma, lambd=lambd, distribution=distribution,
+                                 two_sides=two_sides)
+        if method == "imle" and distribution is None:
+            from .layers import SumOfGamma  # noqa: PLC0415
+
+            self.imle_options["distribution"] = SumOfGamma(5.0)
+        self.sign = 1.0 if dec.problem.sense == "max" else -1.0
+        self.affine = _Affine(dec.problem)
+        self._argopt: dict[int, BlockArgopt] = {}
+        self._exact: dict[int, QuadraticClosedForm] = {}
+        if not any(self.fits(d) for d in range(dec.num_blocks)):
+            raise InputError(f"method {method!r} fits no block of {dec!r}; it needs a block of one convex "
+                             "quadratic row over continuous variables; use 'spo+' or 'imle'")
+
+    def __repr__(self) -> str:
+        return f"LDLoss(method={self.method!r}, loss={self.loss!r})"
+
+    # which blocks the method fits ---------------------------------------------------------
+    def fits(self, d: int) -> bool:
+        """Whether ``method`` can be used with block ``d`` as the main block."""
+        return method_fits(self.dec, self.method, d)
+
+    def methods_for(self, d: int) -> list[str]:
+        return [m for m in METHODS if method_fits(self.dec, m, d)]
+
+    def default_main(self, candidates: list[int] | None = None) -> int:
+        """The first block (among ``candidates``) the method fits."""
+        cands = list(range(self.dec.num_blocks)) if candidates is None else list(candidates)
+        for d in cands:
+            if self.fits(d):
+                return int(d)
+        raise InputError(f"method {self.method!r} fits none of the decompositions {cands}")
+
+    def _check_fit(self, d: int) -> None:
+        if not self.fits(d):
+            raise InputError(f"method {self.method!r} does not fit block {d} "
+                             f"({self.dec.block(d).describe()}); methods that fit it: {self.methods_for(d)}")
+
+    def argopt(self, d: int) -> BlockArgopt:
+        if d not in self._argopt:
+            self._argopt[d] = BlockArgopt(self.dec, d, self.solver)
+        return self._argopt[d]
+
+    def exact_layer(self, d: int) -> QuadraticClosedForm:
+        if d not in self._exact:
+            self._check_fit(d)
+            cm = self.dec.block(d).compiled
+            row = cm.rows[0]
+            self._exact[d] = QuadraticClosedForm(row.P, row.dense(cm.num_vars), row.hi,
+                                                 minimize=self.sign < 0)
+        return self._exact[d]
+
+    # the losses -----------------------------------------------------------------------------
+    def _parts(self, pred: torch.Tensor, batch: dict[str, Any]) -> tuple[torch.Tensor, ...]:
+        self.affine.check(pred, batch)
+        c = batch["costs"].to(pred.dtype)
+        lam = batch["main_objective"].to(pred.dtype)
+        xd = batch["main_solution"].to(pred.dtype)
+        w = lam + self.affine.diff(pred - c)
+        target = lam if self.loss == "L1" else self.affine.q(c)
+        return w, lam, xd, target
+
+    def _groups(self, batch: dict[str, Any]) -> list[tuple[int, torch.Tensor | slice]]:
+        d = batch["d"]
+        if isinstance(d, (int, np.integer)):
+            return [(int(d), slice(None))]
+        d = torch.as_tensor(d)
+        uniq = torch.unique(d)
+        if len(uniq) == 1:
+            return [(int(uniq[0]), slice(None))]
+        return [(int(u), torch.nonzero(d == u).squeeze(1)) for u in uniq]
+
+    def per_instance(self, pred_costs: torch.Tensor, batch: dict[str, Any]) -> torch.Tensor:
+        """The training loss of every instance: ``(B,)``."""
+        w, lam, xd, target = self._parts(pred_costs, batch)
+        out = torch.empty(len(w), dtype=w.dtype)
+        pieces = []
+        for d, sel in self._groups(batch):
+            self._check_fit(d)
+            wd, ld, xdd, td = w[sel], lam[sel], xd[sel], target[sel]
+            if self.method == "spo+":
+                val = spo_plus(wd, td, xdd, (td * xdd).sum(-1), self.argopt(d))
+            elif self.method == "imle":
+                xh = imle(wd, self.argopt(d), **self.imle_options)
+                val = self.sign * ((td * xdd).sum(-1) - (td * xh).sum(-1))
+            else:
+                layer = self.exact_layer(d)
+                ref = layer(ld).detach()
+                val = self.sign * ((td * ref).sum(-1) - (td * layer(wd)).sum(-1))
+            pieces.append((sel, val))
+        if len(pieces) == 1:
+            return pieces[0][1]
+        return out.index_put((torch.cat([s for s, _ in pieces]),), torch.cat([v for _, v in pieces]))
+
+    def forward(self, pred_costs: torch.Tensor, batch: dict[str, Any]) -> torch.Tensor:
+        return self.per_instance(pred_costs, batch).mean()
+
+    @torch.no_grad()
+    def regret(self, pred_costs: torch.Tensor, batch: dict[str, Any]) -> torch.Tensor:
+        """L1 or L2 evaluated exactly (true main-block argopt, no surrogate): ``(B,)``."""
+        w, _, xd, target = self._parts(pred_costs, batch)
+        out = torch.empty(len(w), dtype=w.dtype)
+        for d, sel in self._groups(batch):
+            xh = self.argopt(d)(w[sel])
+            out[sel] = self.sign * ((target[sel] * xd[sel]).sum(-1) - (target[sel] * xh).sum(-1))
+        return out
+
+
+class MSELoss(nn.Module):
+    """Two-stage baseline: mean squared error of the predicted costs."""
+
+    def forward(self, pred_costs: torch.Tensor, batch: dict[str, Any]) -> torch.Tensor:
+        c = batch["costs"].to(pred_costs.dtype)
+        if pred_costs.shape != c.shape:
+            raise InputError(f"pred_costs: expected shape {tuple(c.shape)}, got {tuple(pred_costs.shape)}")
+        check_finite(pred_costs, batch)
+        return ((pred_costs - c) ** 2).mean()
+
+
+class FullLoss(nn.Module):
+    """SPO+ or I-MLE on the full problem through PyEPO's own losses and our optModel adapter.
+
+    Needs batches with the true optimal ``solution`` and ``objective`` (:class:`OptDataset`).
+    """
+
+    def __init__(self, problem: Problem, method: str = "spo+", *, solver: str = "auto", n_samples: int = 1,
+                 sigma: float = 1.0, lambd: float = 10.0, processes: int = 1) -> None:
+        super().__init__()
+        try:
+            import pyepo.func  # noqa: PLC0415
+        except ImportError as exc:  # pragma: no cover - pyepo is in the torch extra
+            raise InputError("FullLoss needs PyEPO: pip install 'ldopt[torch]'") from exc
+        from .pyepo_adapter import PyEPOModel  # noqa: PLC0415
+
+        if method not in ("spo+", "imle"):
+            raise InputError(f"method: expected 'spo+' or 'imle', got {method!r}")
+        self.problem, self.method = problem, method
+        self.optmodel = PyEPOModel(problem, solver=solver)
+        self.sign = 1.0 if problem.sense == "max" else -1.0
+        if method == "spo+":
+            self.layer = pyepo.func.SPOPlus(self.optmodel, processes=processes)
+        else:
+            dist = pyepo.func.utils.sumGammaDistribution(kappa=5)
+            self.layer = pyepo.func.implicitMLE(self.optmodel, n_samples=n_samples, sigma=sigma, lambd=lambd,
+                                                distribution=dist, processes=processes)
+
+    def forward(self, pred_costs: torch.Tensor, batch: dict[str, Any]) -> torch.Tensor:
+        if "solution" not in batch:
+            raise InputError("FullLoss: expected batches with the true 'solution' and 'objective' of the full "
+                             "problem, got none; build the training data with lt.OptDataset")
+        check_finite(pred_costs, batch)
+        c = batch["costs"].to(pred_costs.dtype)
+        sol = batch["solution"].to(pred_costs.dtype)
+        if self.method == "spo+":
+            return self.layer(pred_costs, c, sol, batch["objective"].to(pred_costs.dtype))
+        xh = self.layer(pred_costs)
+        return (self.sign * ((c * sol).sum(-1) - (c * xh).sum(-1))).mean()
+
+
+def full_argopt(problem: Problem, solver: str = "auto") -> ProblemArgopt:
+    """The full problem's argopt map (for our own :func:`spo_plus`/:func:`imle` on it)."""
+    return ProblemArgopt(problem, solver)

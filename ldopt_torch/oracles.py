@@ -1,0 +1,53 @@
+"""Argopt maps in the user's sense, as torch-facing callables: a block's subproblem or the full
+problem, solved by the block solver (oracle or registry solver) chosen by name."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ldopt import Decomposition, Problem
+from ldopt.errors import SolverError
+
+
+class BlockArgopt:
+    """``x*(w) = argmax/argmin {w·x : x ∈ D, C_d(x)}`` in the parent problem's sense.
+
+    Sign handling lives here and only here: a minimisation's objective is negated into the
+    block solvers' maximisation form.
+    """
+
+    def __init__(self, dec: Decomposition, d: int, solver: str = "auto") -> None:
+        self.block = dec.block(d)
+        self.d = int(d)
+        self.sign = 1.0 if dec.problem.sense == "max" else -1.0
+        self.minimize = dec.problem.sense == "min"
+        self.solver = self.block.solver(solver)
+
+    def __call__(self, w: torch.Tensor) -> torch.Tensor:
+        """Solutions ``(..., n)`` for objectives ``w`` ``(..., n)`` (no gradient)."""
+        arr = w.detach().cpu().numpy().astype(float, copy=False)
+        flat = arr.reshape(-1, arr.shape[-1])
+        x = self.solver.argmax(self.sign * flat)
+        return torch.as_tensor(np.asarray(x).reshape(arr.shape), dtype=w.dtype, device=w.device)
+
+
+class ProblemArgopt:
+    """``x*(c)`` of the full problem for cost vectors ``c`` (costs, not objective coefficients)."""
+
+    def __init__(self, problem: Problem, solver: str = "auto") -> None:
+        self.problem = problem
+        self.solver = solver
+        self.minimize = problem.sense == "min"
+
+    def __call__(self, c: torch.Tensor) -> torch.Tensor:
+        from ldopt.regret import solve_many  # noqa: PLC0415
+
+        arr = c.detach().cpu().numpy().astype(float, copy=False)
+        flat = arr.reshape(-1, arr.shape[-1])
+        s = solve_many(self.problem, flat, self.solver)
+        if not s.ok.all():
+            bad = int(np.flatnonzero(~s.ok)[0])
+            raise SolverError(f"full problem: instance {bad} has no solution ({s.status[bad]})")
+        shape = arr.shape[:-1] + (self.problem.num_vars,)
+        return torch.as_tensor(s.x.reshape(shape), dtype=c.dtype, device=c.device)

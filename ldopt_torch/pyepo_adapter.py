@@ -1,0 +1,83 @@
+"""Our problems and LD blocks as PyEPO ``optModel`` s, so every ``pyepo.func`` loss runs on them.
+
+``PyEPOModel(problem)`` solves the full problem by the named solver; ``PyEPOModel(dec, block=d)``
+solves block ``d``'s subproblem (its objective is the block's own coefficient vector). Both honour
+PyEPO's ``ModelSpec``/``rebuild`` contract: the constructor arguments (a picklable
+:class:`~ldopt.Problem` or :class:`~ldopt.Decomposition`, a solver name, a block index) rebuild an
+equivalent model in a worker process.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ldopt import Decomposition, Problem
+from ldopt.errors import InputError, SolverError
+
+try:
+    from pyepo import EPO
+    from pyepo.model.opt import optModel
+except ImportError as exc:  # pragma: no cover - pyepo is in the torch extra
+    raise ImportError("the PyEPO adapter needs PyEPO: pip install 'ldopt[torch]'") from exc
+
+
+class PyEPOModel(optModel):
+    """A PyEPO ``optModel`` over a :class:`~ldopt.Problem` (``block=None``) or one LD block."""
+
+    def __init__(self, target: Problem | Decomposition, solver: str = "auto", block: int | None = None) -> None:
+        if block is None and not isinstance(target, Problem):
+            raise InputError(f"target: expected an ldopt.Problem (or a Decomposition with block=d), "
+                             f"got {type(target).__name__}")
+        if block is not None and not isinstance(target, Decomposition):
+            raise InputError(f"block={block}: expected an ldopt.Decomposition as target, got {type(target).__name__}")
+        self.target, self.solver, self.block = target, solver, block
+        self._cost: np.ndarray | None = None
+        super().__init__()
+
+    def _getModel(self) -> tuple[Any, list[int]]:
+        if self.block is None:
+            p = self.target
+            cm = p.compiled
+            Q = cm.Q.toarray()
+            if Q.shape[0] != Q.shape[1] or not np.array_equal(Q, np.eye(len(Q))) or np.any(cm.q0) or np.any(cm.r):
+                raise InputError("PyEPOModel: PyEPO losses assume the objective is c·x; this problem's "
+                                 "objective is q0 + Qc with Q ≠ I or a constant term; train it with LDLoss "
+                                 "or reformulate it")
+            self.modelSense = EPO.MAXIMIZE if p.sense == "max" else EPO.MINIMIZE
+            return p, list(range(p.num_vars))
+        blk = self.target.block(self.block)
+        self.modelSense = EPO.MAXIMIZE if self.target.problem.sense == "max" else EPO.MINIMIZE
+        self._sign = 1.0 if self.target.problem.sense == "max" else -1.0
+        return blk.solver(self.solver), list(range(self.target.num_vars))
+
+    def setObj(self, c: Any) -> None:
+        c = np.asarray(c.detach().cpu().numpy() if hasattr(c, "detach") else c, dtype=float).reshape(-1)
+        if c.shape != (self.num_cost,):
+            raise InputError(f"setObj: expected {self.num_cost} costs, got shape {c.shape}")
+        self._cost = c
+
+    def solve(self) -> tuple[np.ndarray, float]:
+        if self._cost is None:
+            raise InputError("solve: call setObj(c) first")
+        c = self._cost
+        if self.block is None:
+            s = self.target.solve(c, solver=self.solver)
+            if not s.ok[0]:
+                raise SolverError(f"PyEPOModel: the full problem has no solution ({s.status[0]}: {s.messages[0]})")
+            x = s.x[0]
+        else:
+            x = self._model.argmax(self._sign * c[None, :])[0]
+        return x, float(c @ x)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        if self.block is not None:
+            state["_model"] = None  # block solvers stay in their process; rebuilt on unpickling
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if self.block is not None and self._model is None:
+            self._model = self.target.block(self.block).solver(self.solver)

@@ -1,0 +1,198 @@
+"""ldopt_torch datasets, cache and trainer: identity under shuffling, cache round trips and
+refusals, and training that beats the initial model and MSE on a misspecified MKP."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+
+torch = pytest.importorskip("torch", reason="ldopt_torch needs torch (pip install 'ldopt[torch]')")
+
+import ldopt  # noqa: E402
+import ldopt_torch as lt  # noqa: E402
+from ldopt.problems import knapsack, portfolio  # noqa: E402
+
+from models import linear_model  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def mkp():
+    """A small misspecified (deg 8) MKP: n = 40, m = 4; 120 train / 60 validation instances."""
+    d = knapsack.protocol_data(180, 40, dim=4, deg=8, seed=7)
+    model = knapsack.build_model(d.weights, d.capacities)
+    dec = ldopt.decompose(ldopt.Problem.from_pyomo(model, model.c))
+    F = (d.features - d.features[:120].mean(0)) / d.features[:120].std(0)
+    data = lt.LDDataset(dec, F[:120], d.costs[:120], iterations=150, progress=False)
+    return dec, data, (F[120:], d.costs[120:])
+
+
+def test_items_keep_instance_identity_under_a_shuffling_dataloader(mkp):
+    dec, data, _ = mkp
+    view = data.view(2)
+    loader = torch.utils.data.DataLoader(view, batch_size=16, shuffle=True, generator=torch.Generator().manual_seed(0))
+    r = data.result
+    seen = []
+    for batch in loader:
+        idx = batch["index"].numpy()
+        seen.extend(idx)
+        assert (batch["d"] == 2).all()
+        np.testing.assert_allclose(batch["main_solution"].numpy(), r.main_solution(2)[idx], atol=1e-6)
+        np.testing.assert_allclose(batch["multipliers"].numpy(), r.multipliers(2)[idx], rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(batch["costs"].numpy(), data.costs_np[idx], rtol=1e-6)
+        np.testing.assert_allclose(batch["features"].numpy(), data.features.numpy()[idx])
+    assert sorted(seen) == list(range(len(data)))
+    fast = next(view.batches(16, generator=torch.Generator().manual_seed(1)))
+    np.testing.assert_allclose(fast["main_objective"].numpy(), r.main_objective(2)[fast["index"].numpy()], rtol=1e-6)
+    # μ and λ_d agree: λ_d = q(c) + Σ_k μ_k
+    q = dec.problem.objective_coefficients(data.costs_np)
+    np.testing.assert_allclose(r.main_objective(2), q + r.multipliers(2).sum(1), atol=1e-9)
+
+
+def test_cache_round_trips_and_refuses_foreign_or_corrupt_files(tmp_path, mkp):
+    dec, _, _ = mkp
+    d = knapsack.protocol_data(20, 40, dim=4, seed=7)
+    F, C = d.features, d.costs
+    a = lt.LDDataset(dec, F, C, iterations=20, cache=tmp_path, progress=False)
+    assert not a.loaded_from_cache and a.cache_path.exists()
+    b = lt.LDDataset(dec, F, C, iterations=20, cache=tmp_path, progress=False)
+    assert b.loaded_from_cache and b.construction_seconds == 0.0
+    for k in ("lam", "x", "run_bounds", "history", "primal_objective", "primal_x"):
+        np.testing.assert_array_equal(getattr(a.result, k), getattr(b.result, k))
+    assert b.result.x.dtype == np.float64 and b.result.x.any()  # solutions are not truncated to ints
+    header = json.loads(a.cache_path.with_suffix(".npz.json").read_text())
+    assert header["settings"]["iterations"] == 20
+    # other settings or other costs: another file in a folder; an explicit file path is refused
+    c = lt.LDDataset(dec, F, C, iterations=21, cache=tmp_path, progress=False)
+    assert not c.loaded_from_cache and c.cache_path != a.cache_path
+    with pytest.raises(ldopt.CacheError, match="other settings"):
+        lt.LDDataset(dec, F, C, iterations=22, cache=a.cache_path, progress=False)
+    other = knapsack.protocol_data(20, 40, dim=4, seed=8)
+    om = knapsack.build_model(other.weights, other.capacities)
+    odec = ldopt.decompose(ldopt.Problem.from_pyomo(om, om.c))
+    with pytest.raises(ldopt.CacheError, match="other problem"):
+        lt.LDDataset(odec, F, C, iterations=20, cache=a.cache_path, progress=False)
+    # a torn or corrupted file is reported, not used
+    raw = bytearray(a.cache_path.read_bytes())
+    raw[len(raw) // 2] ^= 0xFF
+    a.cache_path.write_bytes(bytes(raw))
+    with pytest.raises(ldopt.CacheError, match="(corrupt|unreadable)"):
+        lt.LDDataset(dec, F, C, iterations=20, cache=tmp_path, progress=False)
+
+
+def test_dataset_shape_errors(mkp):
+    dec, _, _ = mkp
+    d = knapsack.protocol_data(10, 40, dim=4, seed=7)
+    with pytest.raises(ldopt.InputError, match=r"features: expected shape \(10, num_features\)"):
+        lt.LDDataset(dec, d.features[:9], d.costs, iterations=5, progress=False)
+    with pytest.raises(ldopt.InputError, match=r"costs: expected shape \(40,\) or \(B, 40\)"):
+        lt.LDDataset(dec, d.features, d.costs[:, :30], iterations=5, progress=False)
+    with pytest.raises(ldopt.InputError, match="decompositions"):
+        lt.LDDataset(dec, d.features, d.costs, iterations=5, decompositions=[7], progress=False)
+
+
+def _linear(p: int, n: int, seed: int = 0) -> torch.nn.Module:
+    torch.manual_seed(seed)
+    return torch.nn.Linear(p, n)
+
+
+@pytest.fixture(scope="module")
+def mse_regret(mkp):
+    dec, data, val = mkp
+    out = lt.fit(_linear(data.num_features, dec.num_vars), data, lt.MSELoss(), epochs=60, val=val,
+                 eval_every=5, lr=1e-2, solver="highs", progress=False)
+    return out.best_val
+
+
+@pytest.mark.parametrize("mode", ["static", "multiple"])
+def test_ld_spo_beats_the_initial_model_and_mse(mkp, mse_regret, mode):
+    dec, data, val = mkp
+    out = lt.fit(_linear(data.num_features, dec.num_vars), data, lt.LDLoss(dec, "spo+", "L1"), mode=mode,
+                 epochs=40, val=val, eval_every=5, lr=1e-2, solver="highs", progress=False)
+    initial = out.history[0]["val_regret"]
+    assert out.best_val < 0.5 * initial
+    assert out.best_val < mse_regret
+    assert out.best_epoch > 0 and out.time_to_best <= out.history[-1]["time"]
+    ds = {h["d"] for h in out.history[1:]}
+    assert ds == ({0} if mode == "static" else set(range(dec.num_blocks))) or (mode == "multiple" and len(ds) > 1)
+    # the returned model is the best one
+    again = lt.Validator(dec.problem, *val, solver="highs")(out.model)
+    assert again == pytest.approx(out.best_val, rel=1e-6)
+
+
+def test_ld_imle_l2_trains(mkp):
+    dec, data, val = mkp
+    out = lt.fit(_linear(data.num_features, dec.num_vars), data, lt.LDLoss(dec, "imle", "L2"), mode="multiple",
+                 epochs=60, val=val, eval_every=10, lr=3e-2, solver="highs", progress=False)
+    assert out.best_val < 0.7 * out.history[0]["val_regret"]
+
+
+def test_full_problem_spo_plus_through_pyepo(mkp):
+    pytest.importorskip("pyepo", reason="full-problem SPO+ runs through PyEPO (pip install 'ldopt[torch]')")
+    dec, data, val = mkp
+    opt = lt.OptDataset(dec.problem, data.features[:60], data.costs_np[:60], solver="highs")
+    np.testing.assert_allclose(opt.optimum, dec.problem.solve(data.costs_np[:60], solver="highs").objective)
+    out = lt.fit(_linear(data.num_features, dec.num_vars), opt, lt.FullLoss(dec.problem, "spo+", solver="highs"),
+                 epochs=3, val=(val[0][:20], val[1][:20]), lr=1e-2, solver="highs", progress=False)
+    assert out.best_val < out.history[0]["val_regret"]
+    with pytest.raises(ldopt.InputError, match="OptDataset"):
+        lt.fit(_linear(data.num_features, dec.num_vars), data, lt.FullLoss(dec.problem, "spo+"), epochs=1,
+               progress=False)
+
+
+def test_a_minimisation_problem_trains():
+    """min c·x over covering rows A x >= 1 (binary), costs from a linear model of features."""
+    r = np.random.default_rng(3)
+    n, m, N = 20, 5, 160
+    A = (r.random((m, n)) < 0.35).astype(float)
+    A[np.arange(m), r.integers(0, n, m)] = 1.0
+    model = linear_model(A, np.ones(m), np.full(m, np.inf), np.zeros(n), np.ones(n), sense=pyo.minimize)
+    dec = ldopt.decompose(ldopt.Problem.from_pyomo(model, model.c))
+    F = r.normal(size=(N, 6))
+    C = np.exp(F @ r.normal(size=(6, n)) * 0.5) + 0.1
+    data = lt.LDDataset(dec, F[:100], C[:100], iterations=100, progress=False)
+    exact = dec.problem.solve(C[:100], solver="highs").objective
+    assert (data.bound <= exact + 1e-9).all()  # lower bounds for a min (weak duality)
+    out = lt.fit(_linear(6, n), data, lt.LDLoss(dec, "spo+", "L1"), mode="multiple", epochs=40,
+                 val=(F[100:], C[100:]), eval_every=5, lr=2e-2, solver="highs", progress=False)
+    assert out.best_val < 0.6 * out.history[0]["val_regret"]
+
+
+def test_portfolio_exact_l2_trains():
+    cov, feats, ret = portfolio.gen_data(90, 5, 12, deg=4, seed=2)
+    model = portfolio.build_model(cov)
+    dec = ldopt.decompose(ldopt.Problem.from_pyomo(model, model.c))
+    data = lt.LDDataset(dec, feats[:60], ret[:60], iterations=100, decompositions=[1], progress=False)
+    out = lt.fit(_linear(5, 12), data, lt.LDLoss(dec, "exact", "L2"), epochs=40, val=(feats[60:], ret[60:]),
+                 eval_every=5, lr=5e-3, solver="cvxpy", progress=False)
+    assert out.history[1]["d"] == 1
+    assert out.best_val < 0.8 * out.history[0]["val_regret"]
+
+
+def test_trainer_errors(mkp):
+    dec, data, _ = mkp
+    model = _linear(data.num_features, dec.num_vars)
+    with torch.no_grad():
+        model.weight.fill_(float("nan"))
+    with pytest.raises(lt.TrainingError, match="epoch 1: the model predicted NaN"):
+        lt.fit(model, data, lt.LDLoss(dec, "spo+"), epochs=1, progress=False)
+    with pytest.raises(ldopt.InputError, match="mode"):
+        lt.fit(model, data, lt.LDLoss(dec, "spo+"), mode="dynamic", progress=False)
+    with pytest.raises(ldopt.InputError, match="main: expected one of"):
+        lt.fit(model, data.view(0), lt.LDLoss(dec, "spo+"), main=9, progress=False)
+
+
+def test_relative_regret_hand_computed():
+    # max x0 + x1 over x0 + x1 <= 1 (binary): costs (3, 1) -> optimum 3; predicting (1, 3) picks x1 -> 1
+    A = np.array([[1.0, 1.0]])
+    model = linear_model(A, np.array([-np.inf]), np.array([1.0]), np.zeros(2), np.ones(2))
+    p = ldopt.Problem.from_pyomo(model, model.c)
+    costs = np.array([[3.0, 1.0], [2.0, 5.0]])
+    pred = np.array([[1.0, 3.0], [0.0, 1.0]])
+    # regrets 2 and 0, optima 3 and 5 -> 2 / 8
+    assert lt.relative_regret(p, pred, costs, solver="highs") == pytest.approx(0.25)
+    assert lt.relative_regret(p, torch.as_tensor(costs), costs, solver="highs") == 0.0
+    with pytest.raises(ldopt.InputError, match=r"pred_costs: expected shape \(2, 2\)"):
+        lt.relative_regret(p, pred[:1], costs)
