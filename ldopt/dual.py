@@ -215,7 +215,8 @@ def _run(
             g = X[:, main][:, None, :] - X[:, others]
         gn2 = np.einsum("bkn,bkn->b", g, g)
         gap = best[idx] - p_val[idx]
-        finished = (gn2 <= 1e-18) | (gap <= tol * np.maximum(1.0, np.abs(p_val[idx])))
+        has_primal = np.isfinite(p_val[idx])  # no primal value yet: only agreement stops
+        finished = (gn2 <= 1e-18) | (has_primal & (gap <= tol * np.maximum(1.0, np.abs(np.where(has_primal, p_val[idx], 1.0)))))
         if step == "polyak":
             a = alpha[idx]
             stalled = stall[idx] >= patience

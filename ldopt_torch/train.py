@@ -15,6 +15,7 @@ import copy
 import csv
 import json
 import time
+from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,6 +131,8 @@ def fit(
     eval_every: int = 1,
     optimizer: torch.optim.Optimizer | None = None,
     *,
+    eval_interval: float | None = None,
+    eval_times: Sequence[float] | None = None,
     lr: float = 1e-3,
     batch_size: int = 32,
     solver: str = "auto",
@@ -140,10 +143,14 @@ def fit(
     """Train ``model`` (features → costs) on ``data`` with ``loss``; see the module docstring.
 
     ``val``: ``(features, costs)`` or a :class:`Validator`; evaluated before training (epoch 0),
-    every ``eval_every`` epochs and after the last. ``optimizer`` defaults to Adam(``lr``).
+    every ``eval_every`` epochs — or, with ``eval_interval``, after every ``eval_interval`` seconds
+    of training, or with ``eval_times``, once the training time passes each of those times — and
+    after the last. ``optimizer`` defaults to Adam(``lr``).
     """
     if int(epochs) != epochs or epochs < 1:
         raise InputError(f"epochs: expected a positive integer, got {epochs!r}")
+    if eval_interval is not None and not eval_interval > 0:
+        raise InputError(f"eval_interval: expected seconds > 0 or None, got {eval_interval!r}")
     if time_budget is not None and not time_budget > 0:
         raise InputError(f"time_budget: expected seconds > 0 or None, got {time_budget!r}")
     ds = _decompositions(data, loss, mode, main)
@@ -171,6 +178,8 @@ def fit(
             time_to_best, wall_to_best = train_time, wall
 
     record(0, None, float("nan"), True)
+    next_eval = eval_interval or 0.0
+    pending = sorted(float(t) for t in eval_times) if eval_times is not None else []
     bar = progress_bar(range(1, int(epochs) + 1), enable=progress, desc=f"fit[{type(loss).__name__}]")
     for epoch in bar:
         d = ds[0] if len(ds) == 1 else int(rng.choice(ds))
@@ -194,7 +203,17 @@ def fit(
         train_time += time.perf_counter() - t0
         out_of_time = time_budget is not None and train_time >= time_budget
         last = epoch == epochs or out_of_time
-        record(epoch, d, total / max(count, 1), last or epoch % max(1, int(eval_every)) == 0)
+        if eval_times is not None:
+            due = bool(pending) and train_time >= pending[0]
+            while pending and train_time >= pending[0]:
+                pending.pop(0)
+        elif eval_interval is not None:
+            due = train_time >= next_eval
+            if due:
+                next_eval = train_time + eval_interval
+        else:
+            due = epoch % max(1, int(eval_every)) == 0
+        record(epoch, d, total / max(count, 1), last or due)
         if hasattr(bar, "set_postfix"):
             bar.set_postfix(loss=f"{total / max(count, 1):.4g}", best_val=f"{best_val:.4%}" if np.isfinite(best_val) else "-")
         if out_of_time:

@@ -238,7 +238,7 @@ def test_block_choices_and_errors():
     with pytest.raises(ldopt.InputError, match="decomposition index"):
         r.multipliers(5)
     p2, _ = _assignment()
-    dec2 = ldopt.decompose(p2)
+    dec2 = ldopt.decompose(p2, blocks="component")  # a block of several assignment rows
     with pytest.raises(ldopt.SolverUnavailableError, match="has no exact oracle"):
         dec2.dual(np.ones(p2.num_costs), iterations=2, solver="oracle", progress=False)
     # per-block solver names
@@ -257,3 +257,26 @@ def test_unbounded_block_is_refused():
     with pytest.raises(ldopt.DecompositionError, match=r"block 0 \(r0\) leaves variable 'x\[1\]' unbounded above"):
         ldopt.decompose(p)
     assert ldopt.decompose(p, blocks=[["r0", "r1"]]).num_blocks == 1  # one block bounds both
+
+
+def test_dual_without_a_primal_value_keeps_iterating_on_a_minimisation():
+    """Regression: with no feasible primal value yet (p = -inf) the gap test must not stop a run."""
+    rng = np.random.default_rng(5)
+    I, J = 3, 8
+    w = rng.integers(5, 25, (I, J))
+    cap = (1.3 * w.sum(1) / I).astype(int)
+    A = np.zeros((J + I, I * J))
+    for j in range(J):
+        A[j, [i * J + j for i in range(I)]] = 1.0
+    for i in range(I):
+        A[J + i, i * J : (i + 1) * J] = w[i]
+    lo = np.r_[np.ones(J), np.full(I, -np.inf)]
+    hi = np.r_[np.ones(J), cap]
+    model = linear_model(A, lo, hi, np.zeros(I * J), np.ones(I * J), sense=pyo.minimize)
+    p = ldopt.Problem.from_pyomo(model, model.c)
+    costs = rng.uniform(1, 10, (6, I * J))
+    r = ldopt.decompose(p).dual(costs, iterations=200, progress=False)
+    opt = p.solve(costs, solver="highs").objective
+    assert r.iterations > 50
+    assert (r.bound <= opt + 1e-9).all()
+    assert ((opt - r.bound) / opt).mean() < 0.05

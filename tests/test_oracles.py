@@ -88,6 +88,34 @@ def test_linear_row_oracle_matches_highs(seed, n, kind, sign):
     np.testing.assert_allclose((x * lam).sum(axis=1), p.solve(lam, solver="highs").objective, atol=1e-7)
 
 
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 25), kind=st.sampled_from(["le", "ge", "eq", "range"]),
+       alpha=st.sampled_from([1.0, -1.0, 2.5]), binary=st.booleans())
+def test_linear_row_oracle_on_cardinality_rows_over_integers_matches_highs(seed, n, kind, alpha, binary):
+    rng = np.random.default_rng(seed)
+    lb = np.zeros(n) if binary else rng.integers(-2, 1, n).astype(float)
+    ub = np.ones(n) if binary else lb + rng.integers(0, 4, n)
+    a = np.full(n, alpha)
+    span = np.sort([lb.sum(), ub.sum()])
+    k = float(rng.integers(span[0], span[1] + 1))
+    lo, hi = {"le": (-np.inf, k), "ge": (k, np.inf), "eq": (k, k), "range": (k - 1, k + 1)}[kind]
+    lo, hi = np.sort([alpha * lo, alpha * hi]) if alpha > 0 else np.sort([alpha * hi, alpha * lo])
+    model = linear_model(a[None, :], np.array([lo]), np.array([hi]), lb, ub,
+                         domain=pyo.Binary if binary else pyo.Integers)
+    p = ldopt.Problem.from_pyomo(model, model.c)
+    oracle = fit_oracle(_block_model(p, [0]))
+    assert oracle is not None
+    lam = rng.normal(0, 2, (20, n))
+    x = oracle.solve(lam)
+    assert (p.violation(x) <= 1e-8).all()  # integral and feasible
+    np.testing.assert_allclose((x * lam).sum(axis=1), p.solve(lam, solver="highs").objective, atol=1e-7)
+
+
+def test_linear_row_oracle_refuses_unequal_coefficients_over_integers():
+    assert LinearRowOracle.fit(_block_model(_single_row_problem([1, 2], 1, 1, pyo.Binary), [0])) is None
+    assert LinearRowOracle.fit(_block_model(_single_row_problem([2, 2], 1, 1, pyo.Binary), [0])) is None
+
+
 def test_portfolio_budget_row_uses_the_linear_oracle():
     cov, _, _ = portfolio.gen_data(2, 5, 30, seed=0)
     m = portfolio.build_model(cov)

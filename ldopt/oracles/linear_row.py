@@ -1,7 +1,8 @@
-"""One linear row over bounded continuous variables (a budget or simplex row), in closed form.
+"""One linear row over bounded variables (a budget, simplex or cardinality row), in closed form.
 
 Fits ``max λ·x  s.t.  lo <= a·x <= hi,  l <= x <= u`` with finite bounds and the nonzero ``a_j``
-all of one sign. In ``y_j = a_j x_j`` it is a fractional knapsack: every ``y_j`` starts at its
+all of one sign; integer or binary variables too when the row is a cardinality row (equal
+coefficients, integral right-hand sides and bounds, e.g. an assignment row ``Σ_i x_ij = 1``). In ``y_j = a_j x_j`` it is a fractional knapsack: every ``y_j`` starts at its
 best bound; if the row is violated, the items with the worst ratio ``λ_j / a_j`` move first.
 """
 
@@ -28,7 +29,7 @@ class LinearRowOracle(Oracle):
 
     @classmethod
     def fit(cls, block: CompiledModel) -> LinearRowOracle | None:
-        if len(block.rows) != 1 or block.rows[0].is_quadratic or (block.var_type != "C").any():
+        if len(block.rows) != 1 or block.rows[0].is_quadratic:
             return None
         if not (np.isfinite(block.var_lb).all() and np.isfinite(block.var_ub).all()):
             return None
@@ -41,6 +42,8 @@ class LinearRowOracle(Oracle):
         if (nz < 0).all():
             a, lo, hi = -a, -hi, -lo
         elif not (nz > 0).all():
+            return None
+        if (block.var_type != "C").any() and not _integral(a, lo, hi, block):
             return None
         return cls(a, lo, hi, block.var_lb.copy(), block.var_ub.copy())
 
@@ -61,6 +64,20 @@ class LinearRowOracle(Oracle):
                 y[b, order] = -_move(-y[b, order], -self.yhi[on][order], self.lo - total[b])
         x[:, on] = y / self.a[on]
         return x
+
+
+def _integral(a: np.ndarray, lo: float, hi: float, block: CompiledModel) -> bool:
+    """Integer variables keep the greedy exact when the row is a cardinality row: equal
+    coefficients ``α`` on the row, ``lo/α`` and ``hi/α`` integral, integral variable bounds.
+    The moves are then whole units, so the LP optimum the greedy finds is integral."""
+    alpha = a[a != 0]
+    if not np.allclose(alpha, alpha[0]):
+        return False
+    def ints(v: np.ndarray) -> bool:
+        fin = v[np.isfinite(v)]
+        return bool(np.all(np.abs(fin - np.round(fin)) < 1e-9))
+
+    return ints(np.array([lo, hi]) / alpha[0]) and ints(block.var_lb) and ints(block.var_ub)
 
 
 def _move(y: np.ndarray, floor: np.ndarray, need: float) -> np.ndarray:

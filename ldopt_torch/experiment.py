@@ -1,0 +1,327 @@
+"""The experiment runner: the paper's protocol (DESIGN.md) for the MKP and the portfolio, every
+method through the one trainer, results as JSON/CSV, a Table-1-style Markdown table and plots.
+
+    python -m ldopt_torch.experiment knapsack --size 100 --methods mse spo+ ld:spo+:multiple:L1 \
+        --seeds 0 1 2 --budget 60 --solver highs --out benchmarks/results/mkp100
+
+Methods: ``mse``; ``spo+`` and ``imle`` on the full problem (PyEPO losses over our adapter);
+``ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>`` — the paper's LD methods. A run's budget
+bounds training time; for LD methods the multiplier construction is reported beside it
+(``multipliers_s``) and, with ``--count-construction``, counted inside the budget (the paper's "=").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+import ldopt
+from ldopt.errors import InputError
+from ldopt.problems import knapsack, portfolio
+from ldopt.regret import optimal_objectives, relative_regret
+
+from .dataset import LDDataset, OptDataset
+from .losses import FullLoss, LDLoss, MSELoss
+from .train import Validator, fit
+
+# The paper's Table 1 (relative regret %), for comparison in the printed table.
+PAPER = {
+    ("knapsack", 100): {"mse": 7.796, "spo+": 3.049, "imle": 4.234, "ld:spo+:static:L1": 2.887,
+                        "ld:spo+:multiple:L1": 2.621, "ld:imle:static:L1": 3.401, "ld:imle:static:L2": 3.809,
+                        "ld:imle:multiple:L1": 2.807, "ld:imle:multiple:L2": 2.376},
+    ("knapsack", 200): {"mse": 5.518, "spo+": 2.975, "imle": 3.285, "ld:spo+:static:L1": 2.562,
+                        "ld:spo+:multiple:L1": 2.496, "ld:imle:multiple:L1": 2.801, "ld:imle:multiple:L2": 2.189},
+    ("knapsack", 300): {"mse": 6.774, "spo+": 3.072, "imle": 3.933, "ld:spo+:static:L1": 2.628,
+                        "ld:spo+:multiple:L1": 2.179, "ld:imle:multiple:L1": 2.382, "ld:imle:multiple:L2": 2.235},
+    ("portfolio", 50): {"mse": 2.325, "spo+": 2.095, "imle": 2.064, "ld:spo+:static:L1": 2.122,
+                        "ld:imle:static:L1": 2.285, "ld:imle:static:L2": 2.026, "ld:exact:static:L1": 2.159,
+                        "ld:exact:static:L2": 2.040},
+}
+PAPER_TIME = {("knapsack", 100): {"mse": 270, "spo+": 4692, "ld:spo+:static:L1": 41, "ld:spo+:multiple:L1": 8,
+                                  "imle": 5836}}
+
+
+@dataclass
+class Setup:
+    """One problem instance set: the problem, its decomposition and standardised splits."""
+
+    name: str
+    size: int
+    problem: ldopt.Problem
+    dec: ldopt.Decomposition
+    train: tuple[np.ndarray, np.ndarray]
+    val: tuple[np.ndarray, np.ndarray]
+    test: tuple[np.ndarray, np.ndarray]
+    lr: float
+
+
+def _standardise(F: np.ndarray, n_train: int) -> np.ndarray:
+    mu, sd = F[:n_train].mean(0), F[:n_train].std(0)
+    return (F - mu) / np.where(sd > 0, sd, 1.0)
+
+
+def _splits(F: np.ndarray, C: np.ndarray, n: tuple[int, int, int]) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    F = _standardise(F, n[0])
+    a, b = n[0], n[0] + n[1]
+    return (F[:a], C[:a]), (F[a:b], C[a:b]), (F[b : b + n[2]], C[b : b + n[2]])
+
+
+def knapsack_setup(items: int = 100, dim: int = 10, train: int = 200, val: int = 100, test: int = 1000,
+                   deg: int = 8, seed: int = 42) -> Setup:
+    """The MKP protocol (PyEPO data, integer weights 3..7, capacity half the row sum)."""
+    d = knapsack.protocol_data(train + val + test, items, dim=dim, deg=deg, seed=seed)
+    model = knapsack.build_model(d.weights, d.capacities)
+    p = ldopt.Problem.from_pyomo(model, model.c)
+    tr, va, te = _splits(d.features, d.costs, (train, val, test))
+    return Setup("knapsack", items, p, ldopt.decompose(p), tr, va, te, lr=1e-2)
+
+
+def portfolio_setup(assets: int = 50, train: int = 100, val: int = 25, test: int = 1000, deg: int = 8,
+                    seed: int = 42) -> Setup:
+    """The portfolio protocol (PyEPO data, γ = 2.25); blocks: budget (0) and risk (1)."""
+    cov, feats, ret = portfolio.gen_data(train + val + test, 5, assets, deg=deg, seed=seed)
+    model = portfolio.build_model(cov)
+    p = ldopt.Problem.from_pyomo(model, model.c)
+    tr, va, te = _splits(feats, ret.astype(float), (train, val, test))
+    return Setup("portfolio", assets, p, ldopt.decompose(p), tr, va, te, lr=2e-3)
+
+
+def parse_method(name: str) -> dict[str, Any]:
+    """``"mse"``, ``"spo+"``, ``"imle"`` or ``"ld:<method>:<mode>:<L1|L2>"`` as a dictionary."""
+    if name in ("mse", "spo+", "imle"):
+        return dict(kind=name)
+    parts = name.split(":")
+    if len(parts) != 4 or parts[0] != "ld" or parts[1] not in ("spo+", "imle", "exact") \
+            or parts[2] not in ("static", "multiple") or parts[3] not in ("L1", "L2"):
+        raise InputError(f"method: expected mse, spo+, imle or ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>, "
+                         f"got {name!r}")
+    return dict(kind="ld", method=parts[1], mode=parts[2], loss=parts[3])
+
+
+def label(name: str) -> str:
+    """``ld:spo+:multiple:L1`` → ``LD(SPO+, multiple, L1)``."""
+    spec = parse_method(name)
+    if spec["kind"] != "ld":
+        return {"mse": "MSE", "spo+": "SPO+", "imle": "IMLE"}[spec["kind"]]
+    m = {"spo+": "SPO+", "imle": "IMLE", "exact": "Exact"}[spec["method"]]
+    return f"LD({m}, {spec['mode']}, {spec['loss']})"
+
+
+def run(setup: Setup, methods: list[str], seeds: list[int], *, solver: str = "highs", budget: float = 60.0,
+        epochs: int = 100000, eval_every: int = 0, evaluations: int = 12, iterations: int = 300, lr: float | None = None,
+        count_construction: bool = False, out: str | Path | None = None, progress: bool = True) -> list[dict]:
+    """Train every method for every seed; return (and save under ``out``) one row per run.
+
+    Validation runs ``evaluations`` times per budget at training times doubling up to the budget
+    (``eval_every=k``: every k epochs instead), so slow and fast methods get the same number of
+    model selections and fast ones are seen early.
+    """
+    specs = {m: parse_method(m) for m in methods}
+    out = Path(out) if out else None
+    cache_dir = out / "cache" if out else None
+    t0 = time.perf_counter()
+    validator = Validator(setup.problem, *setup.val, solver=solver)
+    test_opt = optimal_objectives(setup.problem, setup.test[1], solver)
+    setup_s = time.perf_counter() - t0
+    ld_data = None
+    if any(s["kind"] == "ld" for s in specs.values()):
+        ld_data = LDDataset(setup.dec, *setup.train, iterations=iterations, cache=cache_dir, progress=progress)
+    opt_data = None
+    if any(s["kind"] in ("spo+", "imle") for s in specs.values()):
+        opt_data = OptDataset(setup.problem, *setup.train, solver=solver, cache=cache_dir)
+    rows = []
+    for seed in seeds:
+        for name, spec in specs.items():
+            torch.manual_seed(seed)
+            model = torch.nn.Linear(setup.train[0].shape[1], setup.problem.num_costs)
+            construction = ld_data.construction_seconds if (spec["kind"] == "ld" and ld_data) else 0.0
+            if spec["kind"] == "mse":
+                loss, data, mode = MSELoss(), (ld_data or opt_data or OptDataset(setup.problem, *setup.train, solver=solver)), "static"
+            elif spec["kind"] in ("spo+", "imle"):
+                loss, data, mode = FullLoss(setup.problem, spec["kind"], solver=solver), opt_data, "static"
+            else:
+                loss, data, mode = LDLoss(setup.dec, spec["method"], spec["loss"]), ld_data, spec["mode"]
+            train_budget = budget - construction if count_construction else budget
+            if train_budget <= 0:
+                raise InputError(f"budget {budget} s is spent on multiplier construction ({construction:.1f} s)")
+            result = fit(model, data, loss, mode=mode, epochs=epochs, time_budget=train_budget, val=validator,
+                         eval_every=eval_every or 1, eval_times=None if eval_every else checkpoints(train_budget, evaluations),
+                         lr=lr or setup.lr, seed=seed, solver=solver, progress=progress)
+            test = relative_regret(setup.problem, result.model(torch.as_tensor(setup.test[0], dtype=torch.float32)),
+                                   setup.test[1], solver, optimum=test_opt)
+            row = dict(problem=setup.name, size=setup.size, method=name, label=label(name), seed=seed,
+                       test_regret=100 * test, val_regret=100 * result.best_val, time_to_best=result.time_to_best,
+                       wall_to_best=result.wall_to_best, multipliers_s=construction,
+                       epochs=result.epochs, epochs_per_s=result.history[-1]["epochs_per_s"], budget=budget,
+                       solver=solver, paper=PAPER.get((setup.name, setup.size), {}).get(name))
+            rows.append(row)
+            if out:
+                name_ = stem(setup.name, setup.size, name, seed)
+                result.save_history(out / "histories" / f"{name_}.csv")
+                (out / "runs").mkdir(parents=True, exist_ok=True)
+                (out / "runs" / f"{name_}.json").write_text(json.dumps(row, indent=1))
+            if progress:
+                print(f"  {label(name):28s} seed {seed}: test regret {100 * test:.3f}%  "
+                      f"time to best {result.time_to_best:.1f} s  ({result.epochs} epochs)", flush=True)
+    if out:
+        save_rows(rows, out / "results.csv")
+        (out / "table.md").write_text(table(rows))
+        meta = dict(setup_s=setup_s, train=len(setup.train[1]), val=len(setup.val[1]), test=len(setup.test[1]),
+                    iterations=iterations, budget=budget, solver=solver, seeds=seeds)
+        (out / "meta.json").write_text(json.dumps(meta, indent=1))
+    return rows
+
+
+def checkpoints(budget: float, evaluations: int) -> list[float]:
+    """``evaluations`` training times doubling up to ``budget``: ``budget / 2^k``, k = n-1 … 0."""
+    return [budget / 2**k for k in range(max(1, evaluations) - 1, -1, -1)]
+
+
+def stem(problem: str, size: int, method: str, seed: int) -> str:
+    """The file-name stem of one run's saved history and row."""
+    return f"{problem}{int(size)}-{method.replace(':', '_').replace('+', 'p')}-seed{int(seed)}"
+
+
+def save_rows(rows: list[dict], path: str | Path) -> Path:
+    import csv  # noqa: PLC0415
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    return path
+
+
+def load_rows(path: str | Path) -> list[dict]:
+    import csv  # noqa: PLC0415
+
+    num = ("size", "seed", "test_regret", "val_regret", "time_to_best", "wall_to_best", "multipliers_s",
+           "epochs", "epochs_per_s", "budget", "paper")
+    with Path(path).open() as fh:
+        rows = list(csv.DictReader(fh))
+    for r in rows:
+        for k in num:
+            if k in r:
+                r[k] = float(r[k]) if r[k] not in ("", "None") else None
+    return rows
+
+
+def mean_ci(values: list[float], level: float = 0.95) -> tuple[float, float]:
+    """Mean and the half-width of its Student-t confidence interval (0 for one value)."""
+    from scipy import stats  # noqa: PLC0415
+
+    v = np.asarray(values, dtype=float)
+    if len(v) < 2:
+        return float(v.mean()), 0.0
+    half = stats.t.ppf(0.5 + level / 2, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v))
+    return float(v.mean()), float(half)
+
+
+def table(rows: list[dict]) -> str:
+    """A Markdown table in Table 1's layout: regret % (mean ± 95% CI), time to best, epochs/s, paper."""
+    lines = ["| problem | method | test regret % (mean ± 95% CI) | time to best (s) | multipliers (s) "
+             "| epochs/s | seeds | paper regret % |",
+             "|---|---|---|---|---|---|---|---|"]
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["problem"], int(r["size"]), r["method"]), []).append(r)
+    for (prob, size, method), rs in groups.items():
+        m, h = mean_ci([r["test_regret"] for r in rs])
+        t, _ = mean_ci([r["time_to_best"] for r in rs])
+        eps, _ = mean_ci([r["epochs_per_s"] for r in rs])
+        paper = rs[0].get("paper")
+        lines.append(f"| {prob} n={size} | {label(method)} | {m:.3f} ± {h:.3f} | {t:.1f} | "
+                     f"{rs[0]['multipliers_s']:.1f} | {eps:.1f} | {len(rs)} | "
+                     f"{'' if paper in (None, '') else f'{float(paper):.3f}'} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(out: str | Path) -> Path:
+    """Validation regret against training time per method (the paper's Figure 2 layout), from the
+    saved histories; and test regret per method with its 95% CI."""
+    import csv  # noqa: PLC0415
+
+    import matplotlib  # noqa: PLC0415
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    out = Path(out)
+    rows = load_rows(out / "results.csv")
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
+    first_seed = min(r["seed"] for r in rows)
+    for r in rows:
+        hist = out / "histories" / f"{stem(r['problem'], r['size'], r['method'], r['seed'])}.csv"
+        if r["seed"] != first_seed or not hist.exists():
+            continue
+        with hist.open() as fh:
+            h = [x for x in csv.DictReader(fh) if x["val_regret"] not in ("", "nan")]
+        ax1.plot([float(x["time"]) + 1e-2 for x in h], [100 * float(x["val_regret"]) for x in h], marker=".",
+                 label=label(r["method"]))
+    ax1.set_xscale("log")
+    ax1.set_xlabel("training time (s, log scale)")
+    ax1.set_ylabel("validation relative regret (%)")
+    ax1.set_title(f"validation regret vs training time (seed {int(first_seed)})")
+    ax1.set_ylim(bottom=0)
+    ax1.legend(fontsize=7)
+    methods = list(dict.fromkeys(r["method"] for r in rows))
+    stats = [mean_ci([r["test_regret"] for r in rows if r["method"] == m]) for m in methods]
+    ax2.barh([label(m) for m in methods], [s[0] for s in stats], xerr=[s[1] for s in stats], color="tab:blue")
+    for i, m in enumerate(methods):
+        paper = next((r["paper"] for r in rows if r["method"] == m and r.get("paper") not in (None, "")), None)
+        if paper is not None:
+            ax2.plot(float(paper), i, "k|", markersize=14)
+    ax2.set_xlabel("test relative regret (%)  (| = paper)")
+    ax2.invert_yaxis()
+    fig.tight_layout()
+    path = out / "regret.png"
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
+    ap = argparse.ArgumentParser(prog="python -m ldopt_torch.experiment", description=__doc__.split("\n")[0])
+    ap.add_argument("problem", choices=["knapsack", "portfolio"])
+    ap.add_argument("--size", type=int, default=100, help="items (knapsack) or assets (portfolio)")
+    ap.add_argument("--methods", nargs="+", default=["mse", "spo+", "ld:spo+:multiple:L1", "ld:imle:multiple:L2"])
+    ap.add_argument("--seeds", nargs="+", type=int, default=[0])
+    ap.add_argument("--budget", type=float, default=60.0, help="training seconds per run")
+    ap.add_argument("--epochs", type=int, default=100000, help="epoch cap (the budget usually stops first)")
+    ap.add_argument("--evaluations", type=int, default=12, help="validations per budget")
+    ap.add_argument("--eval-every", type=int, default=0)
+    ap.add_argument("--iterations", type=int, default=300, help="subgradient iterations for the multipliers")
+    ap.add_argument("--train", type=int, default=None)
+    ap.add_argument("--val", type=int, default=None)
+    ap.add_argument("--test", type=int, default=None)
+    ap.add_argument("--data-seed", type=int, default=42)
+    ap.add_argument("--lr", type=float, default=None)
+    ap.add_argument("--solver", default="highs")
+    ap.add_argument("--count-construction", action="store_true")
+    ap.add_argument("--out", default="results")
+    ap.add_argument("--quiet", action="store_true")
+    a = ap.parse_args(argv)
+    if a.problem == "knapsack":
+        setup = knapsack_setup(a.size, train=a.train or 200, val=a.val or 100, test=a.test or 1000, seed=a.data_seed)
+    else:
+        setup = portfolio_setup(a.size, train=a.train or 100, val=a.val or 25, test=a.test or 1000, seed=a.data_seed)
+    rows = run(setup, a.methods, a.seeds, solver=a.solver, budget=a.budget, epochs=a.epochs,
+               eval_every=a.eval_every, evaluations=a.evaluations, iterations=a.iterations, lr=a.lr, count_construction=a.count_construction,
+               out=a.out, progress=not a.quiet)
+    print(table(rows))
+    print(f"saved {Path(a.out) / 'results.csv'}, {Path(a.out) / 'table.md'}, {plot(a.out)}")
+    return rows
+
+
+if __name__ == "__main__":
+    main()
