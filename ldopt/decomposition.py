@@ -175,6 +175,15 @@ class Decomposition:
             _check_bounded(b)
 
     @property
+    def key(self) -> str:
+        """A content hash of the problem and the blocks (equal decompositions hash equal)."""
+        if "_key" not in self.__dict__:
+            from .cache import digest  # noqa: PLC0415
+
+            self._key = digest(self.problem.compiled.fingerprint(), [b.rows for b in self.blocks])
+        return self._key
+
+    @property
     def num_blocks(self) -> int:
         return len(self.blocks)
 

@@ -16,13 +16,16 @@ user's sense.
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import cache, parallel
 from .errors import DecompositionError, InputError
 from .progress import enabled, progress_bar
 from .primal import PrimalHeuristic
@@ -49,6 +52,8 @@ class DualResult:
     independent: bool
     step: str
     solvers: list[str] = field(default_factory=list)
+    chunks_computed: int = 1
+    chunks_loaded: int = 0
 
     @property
     def num_instances(self) -> int:
@@ -347,6 +352,7 @@ def solve_dual(
     independent: bool = False,
     executor: Executor | None = None,
     chunk_size: int | None = None,
+    checkpoint: str | Path | None = None,
     progress: bool = True,
 ) -> DualResult:
     """Optimise the multipliers of ``dec`` for each cost vector of ``costs``.
@@ -354,7 +360,8 @@ def solve_dual(
     ``iterations`` caps the subgradient steps (per run); an instance stops early once its gap to
     the best primal value is below ``tol`` (relative) or its copies agree. ``executor`` (any
     ``concurrent.futures.Executor``) spreads chunks of ``chunk_size`` instances over workers; the
-    answer does not depend on it.
+    answer does not depend on it. ``checkpoint`` (a folder) saves every finished chunk atomically
+    and resumes from the chunks already there (see :mod:`ldopt.parallel`).
     """
     c, _ = dec.problem.check_costs(costs)
     if int(iterations) != iterations or iterations < 1:
@@ -369,11 +376,29 @@ def solve_dual(
         solver=solver,
         independent=bool(independent),
     )
-    if executor is None:
+    if executor is None and checkpoint is None:
         return _solve_chunk(dec, c, settings, progress)
-    size = chunk_size or max(1, -(-len(c) // 8))
-    futures = [
-        executor.submit(_solve_chunk, dec, c[s : s + size], settings, False) for s in range(0, len(c), size)
-    ]
-    parts = [f.result() for f in progress_bar(futures, enable=progress, desc="dual chunks")]
-    return _concat(parts)
+    t0 = time.perf_counter()
+    ranges = parallel.chunks(len(c), chunk_size)
+    key = dec.key
+    norm = json.loads(json.dumps(settings, sort_keys=True, default=repr))
+    expect = lambda s, e: dict(decomposition=key, costs=cache.digest(c[s:e]), settings=norm)  # noqa: E731
+    if executor is None:
+        args = lambda s, e: (dec, c[s:e], settings, False)  # noqa: E731
+        fn = _solve_chunk
+    else:
+        args = lambda s, e: (key, dec, c[s:e], settings)  # noqa: E731
+        fn = _solve_chunk_in_worker
+    parts, counts = parallel.run_chunks(
+        fn, ranges, args, executor=executor, checkpoint=checkpoint, expect=expect,
+        to_arrays=DualResult.to_arrays, from_arrays=DualResult.from_arrays, progress=progress, desc="dual chunks",
+    )
+    out = _concat(parts)
+    out.seconds = time.perf_counter() - t0
+    out.chunks_computed, out.chunks_loaded = counts["computed"], counts["loaded"]
+    return out
+
+
+def _solve_chunk_in_worker(key: str, dec: Decomposition, costs: np.ndarray, settings: dict[str, Any]) -> DualResult:
+    """A chunk on a worker, with the worker's kept copy of ``dec`` (solvers built once per process)."""
+    return _solve_chunk(parallel.worker_copy(key, dec), costs, settings, False)

@@ -39,6 +39,13 @@ def _solve_part(problem: Problem, costs: np.ndarray, solver: str, local: bool) -
     return (_thread_problem(problem) if local else problem).solve(costs, solver=solver)
 
 
+def _solve_part_in_worker(key: str, problem: Problem, costs: np.ndarray, solver: str) -> Solution:
+    """A chunk on a worker, with the worker's kept copy of ``problem`` (sessions built once)."""
+    from .parallel import worker_copy  # noqa: PLC0415
+
+    return worker_copy(key, problem).solve(costs, solver=solver)
+
+
 def _merge(parts: list[Solution]) -> Solution:
     if len(parts) == 1:
         return parts[0]
@@ -60,7 +67,8 @@ def solve_many(
     B = len(c)
     if executor is not None:
         size = chunk_size or max(1, -(-B // 8))
-        futures = [executor.submit(_solve_part, problem, c[s : s + size], solver, False)
+        key = problem.compiled.fingerprint()
+        futures = [executor.submit(_solve_part_in_worker, key, problem, c[s : s + size], solver)
                    for s in range(0, B, size)]
         return _merge([f.result() for f in futures])
     k = min(num_threads(), B)

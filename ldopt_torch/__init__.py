@@ -3,6 +3,7 @@ paper's L1/L2 losses with SPO+, I-MLE and the exact closed form, and one trainer
 
 from ldopt.regret import relative_regret
 
+from .baselines import CaVELoss, LAVALoss
 from .dataset import LDDataset, OptDataset
 from .layers import QuadraticClosedForm, SumOfGamma, imle, spo_plus
 from .losses import FullLoss, LDLoss, MSELoss, method_fits
@@ -20,6 +21,8 @@ def __getattr__(name: str):
 
 __all__ = [
     "BlockArgopt",
+    "CaVELoss",
+    "LAVALoss",
     "FitResult",
     "FullLoss",
     "LDDataset",

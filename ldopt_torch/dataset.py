@@ -13,6 +13,7 @@ problem's fingerprint, the costs and the settings (:mod:`ldopt.cache`).
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor
 from pathlib import Path
@@ -83,7 +84,8 @@ class LDDataset(_Base):
     ``multipliers`` (``μ^(d)``, ``(m-1, n)``). :meth:`view` selects the decomposition.
 
     ``cache``: a folder (file name from the key) or an ``.npz`` path; a second run with the same
-    problem, costs and settings loads it instead of solving.
+    problem, costs and settings loads it instead of solving. While building, finished chunks of
+    instances are saved beside it (``.chunks``), so an interrupted construction resumes.
     """
 
     def __init__(self, dec: Decomposition, features: Any, costs: Any, iterations: int = 300,
@@ -104,13 +106,14 @@ class LDDataset(_Base):
         self.dec = dec
         self.decompositions = ds
         settings = dict(iterations=int(iterations), solver=solver, step=step, independent=bool(independent),
-                        **dual_options)
+                        **{k: v for k, v in dual_options.items() if k != "chunk_size"})  # answers do not depend on it
         self.settings = json.loads(json.dumps(settings, sort_keys=True, default=repr))  # as the header stores it
         expect = dict(problem=dec.problem.compiled.fingerprint(), blocks=ldcache.digest([b.rows for b in dec.blocks]),
                       costs=ldcache.digest(self.costs_np), settings=self.settings)
         key = ldcache.digest(expect)
         self.cache_path: Path | None = None
         self.loaded_from_cache = False
+        self.chunks_computed = self.chunks_loaded = 0
         result = None
         if cache is not None:
             self.cache_path = _cache_path(cache, "lddata", key)
@@ -119,11 +122,15 @@ class LDDataset(_Base):
                 result = DualResult.from_arrays(*hit)
                 self.loaded_from_cache = True
         if result is None:
+            chunks = self.cache_path.with_suffix(".chunks") if self.cache_path is not None else None
             result = dec.dual(self.costs_np, iterations=iterations, solver=solver, step=step,
-                              independent=independent, executor=executor, progress=progress, **dual_options)
+                              independent=independent, executor=executor, progress=progress,
+                              checkpoint=chunks, **dual_options)
+            self.chunks_computed, self.chunks_loaded = result.chunks_computed, result.chunks_loaded
             if self.cache_path is not None:
                 arrays, header = result.to_arrays()
                 ldcache.save(self.cache_path, arrays, {**header, **expect})
+                shutil.rmtree(chunks, ignore_errors=True)  # the whole result is saved: chunks are spent
         self.result = result
         self.construction_seconds = result.seconds  # as measured when built, also when loaded
         f32 = lambda a: torch.as_tensor(np.ascontiguousarray(a), dtype=torch.float32)  # noqa: E731
@@ -153,10 +160,12 @@ class LDDataset(_Base):
 
 
 class OptDataset(_Base):
-    """Features, costs and the true optima ``solution``/``objective`` of the full problem."""
+    """Features, costs and the true optima ``solution``/``objective`` of the full problem; with
+    ``structure=True`` also the binding normals (``tight``, CaVE) and adjacent-vertex ``steps`` (LAVA)."""
 
     def __init__(self, problem: Problem, features: Any, costs: Any, solver: str = "auto", *,
-                 cache: str | Path | None = None, executor: Executor | None = None) -> None:
+                 cache: str | Path | None = None, executor: Executor | None = None,
+                 structure: bool = False) -> None:
         super().__init__(problem, features, costs)
         expect = dict(problem=problem.compiled.fingerprint(), costs=ldcache.digest(self.costs_np))
         key = ldcache.digest(expect, "optdata")
@@ -177,8 +186,17 @@ class OptDataset(_Base):
         self.solution = torch.as_tensor(x, dtype=torch.float32)
         self.objective = torch.as_tensor(obj, dtype=torch.float32)
         self.optimum = np.asarray(obj, dtype=float)
+        self.structure = bool(structure)
+        if structure:  # the CaVE cone and LAVA's adjacent vertices at every optimum
+            from .baselines import adjacent_steps, pad, tight_normals  # noqa: PLC0415
+
+            self.tight = torch.as_tensor(pad(tight_normals(problem, x)), dtype=torch.float32)
+            self.steps = torch.as_tensor(adjacent_steps(problem, x), dtype=torch.float32)
 
     def _batch(self, idx: torch.Tensor) -> dict[str, Any]:
-        return dict(index=idx, features=self.features[idx], costs=self.costs[idx], solution=self.solution[idx],
-                    objective=self.objective[idx])
+        out = dict(index=idx, features=self.features[idx], costs=self.costs[idx], solution=self.solution[idx],
+                   objective=self.objective[idx])
+        if self.structure:
+            out.update(tight=self.tight[idx], steps=self.steps[idx])
+        return out
 

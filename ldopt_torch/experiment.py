@@ -5,6 +5,7 @@ method through the one trainer, results as JSON/CSV, a Table-1-style Markdown ta
         --seeds 0 1 2 --budget 60 --solver highs --out benchmarks/results/mkp100
 
 Methods: ``mse``; ``spo+`` and ``imle`` on the full problem (PyEPO losses over our adapter);
+``cave``, ``cave+`` and ``lava`` (solver-free, over the true optima; linear problems);
 ``ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>`` — the paper's LD methods. A run's budget
 bounds training time; for LD methods the multiplier construction is reported beside it
 (``multipliers_s``) and, with ``--count-construction``, counted inside the budget (the paper's "=").
@@ -28,6 +29,7 @@ from ldopt.errors import InputError
 from ldopt.problems import knapsack, portfolio
 from ldopt.regret import optimal_objectives, relative_regret
 
+from .baselines import CaVELoss, LAVALoss
 from .dataset import LDDataset, OptDataset
 from .losses import FullLoss, LDLoss, MSELoss
 from .train import Validator, fit
@@ -47,6 +49,9 @@ PAPER = {
 }
 PAPER_TIME = {("knapsack", 100): {"mse": 270, "spo+": 4692, "ld:spo+:static:L1": 41, "ld:spo+:multiple:L1": 8,
                                   "imle": 5836}}
+
+
+BASELINES = ("mse", "spo+", "imle", "cave", "cave+", "lava")
 
 
 @dataclass
@@ -96,12 +101,12 @@ def portfolio_setup(assets: int = 50, train: int = 100, val: int = 25, test: int
 
 def parse_method(name: str) -> dict[str, Any]:
     """``"mse"``, ``"spo+"``, ``"imle"`` or ``"ld:<method>:<mode>:<L1|L2>"`` as a dictionary."""
-    if name in ("mse", "spo+", "imle"):
+    if name in BASELINES:
         return dict(kind=name)
     parts = name.split(":")
     if len(parts) != 4 or parts[0] != "ld" or parts[1] not in ("spo+", "imle", "exact") \
             or parts[2] not in ("static", "multiple") or parts[3] not in ("L1", "L2"):
-        raise InputError(f"method: expected mse, spo+, imle or ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>, "
+        raise InputError(f"method: expected one of {BASELINES} or ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>, "
                          f"got {name!r}")
     return dict(kind="ld", method=parts[1], mode=parts[2], loss=parts[3])
 
@@ -110,7 +115,7 @@ def label(name: str) -> str:
     """``ld:spo+:multiple:L1`` → ``LD(SPO+, multiple, L1)``."""
     spec = parse_method(name)
     if spec["kind"] != "ld":
-        return {"mse": "MSE", "spo+": "SPO+", "imle": "IMLE"}[spec["kind"]]
+        return {"mse": "MSE", "spo+": "SPO+", "imle": "IMLE", "cave": "CaVE", "cave+": "CaVE+", "lava": "LAVA"}[spec["kind"]]
     m = {"spo+": "SPO+", "imle": "IMLE", "exact": "Exact"}[spec["method"]]
     return f"LD({m}, {spec['mode']}, {spec['loss']})"
 
@@ -135,8 +140,9 @@ def run(setup: Setup, methods: list[str], seeds: list[int], *, solver: str = "hi
     if any(s["kind"] == "ld" for s in specs.values()):
         ld_data = LDDataset(setup.dec, *setup.train, iterations=iterations, cache=cache_dir, progress=progress)
     opt_data = None
-    if any(s["kind"] in ("spo+", "imle") for s in specs.values()):
-        opt_data = OptDataset(setup.problem, *setup.train, solver=solver, cache=cache_dir)
+    if any(s["kind"] in ("spo+", "imle", "cave", "cave+", "lava") for s in specs.values()):
+        structure = any(s["kind"] in ("cave", "cave+", "lava") for s in specs.values())
+        opt_data = OptDataset(setup.problem, *setup.train, solver=solver, cache=cache_dir, structure=structure)
     rows = []
     for seed in seeds:
         for name, spec in specs.items():
@@ -147,6 +153,10 @@ def run(setup: Setup, methods: list[str], seeds: list[int], *, solver: str = "hi
                 loss, data, mode = MSELoss(), (ld_data or opt_data or OptDataset(setup.problem, *setup.train, solver=solver)), "static"
             elif spec["kind"] in ("spo+", "imle"):
                 loss, data, mode = FullLoss(setup.problem, spec["kind"], solver=solver), opt_data, "static"
+            elif spec["kind"] in ("cave", "cave+"):
+                loss, data, mode = CaVELoss(setup.problem, plus=spec["kind"] == "cave+"), opt_data, "static"
+            elif spec["kind"] == "lava":
+                loss, data, mode = LAVALoss(setup.problem), opt_data, "static"
             else:
                 loss, data, mode = LDLoss(setup.dec, spec["method"], spec["loss"]), ld_data, spec["mode"]
             train_budget = budget - construction if count_construction else budget
@@ -172,8 +182,9 @@ def run(setup: Setup, methods: list[str], seeds: list[int], *, solver: str = "hi
                 print(f"  {label(name):28s} seed {seed}: test regret {100 * test:.3f}%  "
                       f"time to best {result.time_to_best:.1f} s  ({result.epochs} epochs)", flush=True)
     if out:
-        save_rows(rows, out / "results.csv")
-        (out / "table.md").write_text(table(rows))
+        merged = merge_rows(out / "results.csv", rows)
+        save_rows(merged, out / "results.csv")
+        (out / "table.md").write_text(table(merged))
         meta = dict(setup_s=setup_s, train=len(setup.train[1]), val=len(setup.val[1]), test=len(setup.test[1]),
                     iterations=iterations, budget=budget, solver=solver, seeds=seeds)
         (out / "meta.json").write_text(json.dumps(meta, indent=1))
@@ -200,6 +211,17 @@ def save_rows(rows: list[dict], path: str | Path) -> Path:
         w.writeheader()
         w.writerows(rows)
     return path
+
+
+def merge_rows(path: str | Path, rows: list[dict]) -> list[dict]:
+    """The rows saved at ``path`` (if any) with ``rows`` replacing runs of the same problem, size,
+    method and seed — so results of several invocations accumulate in one table."""
+    path = Path(path)
+    if not path.exists():
+        return list(rows)
+    key = lambda r: (r["problem"], int(r["size"]), r["method"], int(r["seed"]))  # noqa: E731
+    new = {key(r) for r in rows}
+    return [r for r in load_rows(path) if key(r) not in new] + list(rows)
 
 
 def load_rows(path: str | Path) -> list[dict]:

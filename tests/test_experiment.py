@@ -31,13 +31,14 @@ def test_method_names_parse_and_reject():
 def test_runner_end_to_end_on_a_tiny_knapsack(tmp_path):
     out = tmp_path / "run"
     rows = experiment.main(["knapsack", "--size", "15", "--train", "30", "--val", "10", "--test", "20",
-                            "--methods", "mse", "spo+", "imle", "ld:spo+:static:L1", "ld:imle:multiple:L2",
+                            "--methods", "mse", "spo+", "imle", "cave", "cave+", "lava", "ld:spo+:static:L1",
+                            "ld:imle:multiple:L2",
                             "--budget", "0.5", "--epochs", "3", "--iterations", "20", "--out", str(out), "--quiet"])
-    assert len(rows) == 5
+    assert len(rows) == 8
     for r in rows:
         assert 0 <= r["test_regret"] < 100 and r["epochs"] >= 1
     assert (out / "results.csv").exists() and (out / "table.md").exists() and (out / "regret.png").stat().st_size > 0
-    assert len(list((out / "histories").glob("*.csv"))) == 5
+    assert len(list((out / "histories").glob("*.csv"))) == 8
     # the table is rebuilt from the saved results alone
     again = experiment.table(experiment.load_rows(out / "results.csv"))
     assert again == (out / "table.md").read_text()

@@ -1,0 +1,126 @@
+"""Executors: a local process pool and a Dask LocalCluster give exactly the serial answer, a
+killed worker loses nothing, and an interrupted chunked run resumes without recomputing."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+import ldopt
+from ldopt import parallel
+from ldopt.problems import knapsack
+from ldopt.regret import solve_many
+
+FIELDS = ("lam", "x", "run_bounds", "history", "primal_objective", "primal_x")
+
+
+@pytest.fixture(scope="module")
+def setup():
+    d = knapsack.protocol_data(24, 30, dim=4, seed=3)
+    m = knapsack.build_model(d.weights, d.capacities)
+    dec = ldopt.decompose(ldopt.Problem.from_pyomo(m, m.c))
+    serial = dec.dual(d.costs, iterations=60, progress=False)
+    return dec, d.costs, serial
+
+
+def same(a, b):
+    for k in FIELDS:
+        np.testing.assert_array_equal(getattr(a, k), getattr(b, k), err_msg=k)
+
+
+def test_local_process_pool_equals_serial(setup):
+    dec, costs, serial = setup
+    with parallel.local_pool(2) as ex:
+        r = dec.dual(costs, iterations=60, executor=ex, chunk_size=5, progress=False)
+        s = solve_many(dec.problem, costs[:6], "highs", executor=ex, chunk_size=2)
+    same(serial, r)
+    assert r.chunks_computed == 5
+    np.testing.assert_array_equal(s.objective, dec.problem.solve(costs[:6], solver="highs").objective)
+
+
+class Flaky(ThreadPoolExecutor):
+    """Fails every task after the first ``ok`` ones, as a crash in the middle of a run would."""
+
+    def __init__(self, ok: int) -> None:
+        super().__init__(1)
+        self.ok, self.calls = ok, 0
+
+    def submit(self, fn, *args, **kwargs):
+        self.calls += 1
+        if self.calls > self.ok:
+            def boom(*_a, **_k):
+                raise RuntimeError("worker lost")
+            return super().submit(boom)
+        return super().submit(fn, *args, **kwargs)
+
+
+def test_an_interrupted_run_resumes_from_its_saved_chunks(setup, tmp_path):
+    dec, costs, serial = setup
+    with Flaky(3) as ex, pytest.raises(RuntimeError, match="worker lost"):
+        dec.dual(costs, iterations=60, executor=ex, chunk_size=4, checkpoint=tmp_path, progress=False)
+    saved = sorted(tmp_path.glob("chunk-*.npz"))
+    assert len(saved) == 3
+    stamps = {p: p.stat().st_mtime_ns for p in saved}
+    r = dec.dual(costs, iterations=60, chunk_size=4, checkpoint=tmp_path, progress=False)
+    assert (r.chunks_loaded, r.chunks_computed) == (3, 3)  # nothing computed twice
+    assert all(p.stat().st_mtime_ns == t for p, t in stamps.items())
+    same(serial, r)
+    again = dec.dual(costs, iterations=60, chunk_size=4, checkpoint=tmp_path, progress=False)
+    assert (again.chunks_loaded, again.chunks_computed) == (6, 0)
+    same(serial, again)
+
+
+def test_foreign_or_corrupt_chunks_are_reported(setup, tmp_path):
+    dec, costs, _ = setup
+    dec.dual(costs, iterations=10, chunk_size=12, checkpoint=tmp_path, progress=False)
+    with pytest.raises(ldopt.CacheError, match="other costs"):
+        dec.dual(costs + 1.0, iterations=10, chunk_size=12, checkpoint=tmp_path, progress=False)
+    with pytest.raises(ldopt.CacheError, match="other settings"):
+        dec.dual(costs, iterations=11, chunk_size=12, checkpoint=tmp_path, progress=False)
+    victim = sorted(tmp_path.glob("chunk-*.npz"))[0]
+    victim.write_bytes(victim.read_bytes()[:-40])
+    with pytest.raises(ldopt.CacheError, match="(corrupt|unreadable)"):
+        dec.dual(costs, iterations=10, chunk_size=12, checkpoint=tmp_path, progress=False)
+
+
+dask = pytest.importorskip("dask.distributed", reason="the Dask tests need dask[distributed] (pip install 'ldopt[dask]')")
+
+
+def test_dask_local_cluster_equals_serial(setup):
+    dec, costs, serial = setup
+    with parallel.dask_executor(workers=2) as ex:
+        r = dec.dual(costs, iterations=60, executor=ex, chunk_size=5, progress=False)
+        s = solve_many(dec.problem, costs[:6], "highs", executor=ex, chunk_size=2)
+    same(serial, r)
+    np.testing.assert_array_equal(s.objective, dec.problem.solve(costs[:6], solver="highs").objective)
+
+
+def test_a_worker_killed_mid_run_loses_nothing(setup):
+    dec, costs, _ = setup
+    many = np.tile(costs, (6, 1))  # 144 instances in 36 chunks: long enough to kill a worker
+    ref = dec.dual(many, iterations=150, progress=False)
+    with parallel.dask_executor(workers=2) as ex:
+        client = ex._client
+        pids = list(client.run(os.getpid).values())
+        killed = []
+
+        def kill_one():
+            time.sleep(1.0)
+            os.kill(pids[0], signal.SIGKILL)
+            killed.append(time.perf_counter())
+
+        t = threading.Thread(target=kill_one)
+        t.start()
+        r = dec.dual(many, iterations=150, executor=ex, chunk_size=4, progress=False)
+        done = time.perf_counter()
+        t.join()
+        survivors = list(client.run(os.getpid).values())
+    assert killed and killed[0] < done  # the worker died while the run was going on
+    assert pids[0] not in survivors
+    same(ref, r)
