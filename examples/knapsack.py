@@ -30,10 +30,9 @@ def main() -> None:
     methods = ["mse", "spo+", "ld:spo+:multiple:L1", "ld:imle:multiple:L2"]
     print(f"MKP n={a.items}, m=10: 200 train / 50 validation / 200 test instances; solver {a.solver}; "
           f"{a.budget:.0f} s of training per method")
-    rows = experiment.run(setup, methods, a.seeds, solver=a.solver, budget=a.budget, evaluations=8, out=a.out)
-    print()
-    print(experiment.table(rows))
-    print(f"saved {a.out}/results.csv, {a.out}/table.md, {experiment.plot(a.out)}")
+    rows = experiment.run(setup, methods, a.seeds, solver=a.solver, budget=a.budget, evaluations=8, curve_instances=0,
+                           out=a.out)
+    experiment.report(rows, a.out)
 
 
 if __name__ == "__main__":

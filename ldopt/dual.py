@@ -6,7 +6,8 @@ of every decomposition. ``independent=True`` runs the paper's ``m`` separate sol
 block ``d``, in the μ-form (``λ_d = q + Σ_{k≠d} μ_k``, ``λ_k = −μ_k``, subgradient ``x_d − x_k``).
 
 Step rules: ``"polyak"`` — ``t = α (B − target) / ||g||²`` with the best primal value found as
-target (α starts at 2 and halves when the bound stalls for ``max(5, iterations/20)`` steps); ``"adam"`` — the reference code's rule (lr 0.01, and
+target (α starts at 2 and halves when the bound stalls for ``max(5, iterations/20)`` steps);
+``"adam"`` — the reference code's rule (lr 0.01, and
 μ₀ = 1 in the μ-form). Every instance has its own steps, so the result does not depend on how
 instances are batched or spread over an executor.
 

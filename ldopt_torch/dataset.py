@@ -67,7 +67,8 @@ class _Base(torch.utils.data.Dataset):
         b = self._batch(torch.tensor([int(i)]))
         return {k: (v[0] if isinstance(v, torch.Tensor) and v.ndim else v) for k, v in b.items()}
 
-    def batches(self, batch_size: int = 32, shuffle: bool = True, generator: torch.Generator | None = None) -> Iterator[dict[str, Any]]:
+    def batches(self, batch_size: int = 32, shuffle: bool = True,
+                generator: torch.Generator | None = None) -> Iterator[dict[str, Any]]:
         """Batches as dictionaries (as a ``DataLoader`` would collate them), shuffled by ``generator``."""
         n = len(self)
         order = torch.randperm(n, generator=generator) if shuffle else torch.arange(n)

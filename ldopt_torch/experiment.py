@@ -14,6 +14,7 @@ bounds training time; for LD methods the multiplier construction is reported bes
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import math
 import time
@@ -122,7 +123,8 @@ def label(name: str) -> str:
 
 def run(setup: Setup, methods: list[str], seeds: list[int], *, solver: str = "highs", budget: float = 60.0,
         epochs: int = 100000, eval_every: int = 0, evaluations: int = 12, iterations: int = 300, lr: float | None = None,
-        count_construction: bool = False, out: str | Path | None = None, progress: bool = True) -> list[dict]:
+        count_construction: bool = False, curve_instances: int = 200, out: str | Path | None = None,
+        progress: bool = True) -> list[dict]:
     """Train every method for every seed; return (and save under ``out``) one row per run.
 
     Validation runs ``evaluations`` times per budget at training times doubling up to the budget
@@ -143,14 +145,16 @@ def run(setup: Setup, methods: list[str], seeds: list[int], *, solver: str = "hi
     if any(s["kind"] in ("spo+", "imle", "cave", "cave+", "lava") for s in specs.values()):
         structure = any(s["kind"] in ("cave", "cave+", "lava") for s in specs.values())
         opt_data = OptDataset(setup.problem, *setup.train, solver=solver, cache=cache_dir, structure=structure)
-    rows = []
+    rows: list[dict] = []
+    curves: list[dict] = []
     for seed in seeds:
         for name, spec in specs.items():
             torch.manual_seed(seed)
             model = torch.nn.Linear(setup.train[0].shape[1], setup.problem.num_costs)
             construction = ld_data.construction_seconds if (spec["kind"] == "ld" and ld_data) else 0.0
             if spec["kind"] == "mse":
-                loss, data, mode = MSELoss(), (ld_data or opt_data or OptDataset(setup.problem, *setup.train, solver=solver)), "static"
+                data = ld_data or opt_data or OptDataset(setup.problem, *setup.train, solver=solver)
+                loss, mode = MSELoss(), "static"
             elif spec["kind"] in ("spo+", "imle"):
                 loss, data, mode = FullLoss(setup.problem, spec["kind"], solver=solver), opt_data, "static"
             elif spec["kind"] in ("cave", "cave+"):
@@ -162,11 +166,16 @@ def run(setup: Setup, methods: list[str], seeds: list[int], *, solver: str = "hi
             train_budget = budget - construction if count_construction else budget
             if train_budget <= 0:
                 raise InputError(f"budget {budget} s is spent on multiplier construction ({construction:.1f} s)")
+            snaps: list[tuple[float, int, int, dict]] = []  # (time, epochs, best epoch, best state)
+            keep = lambda row, best: snaps.append((row["time"], row["epoch"], id(best), best))  # noqa: E731
             result = fit(model, data, loss, mode=mode, epochs=epochs, time_budget=train_budget, val=validator,
+                         on_validate=keep,
                          eval_every=eval_every or 1, eval_times=None if eval_every else checkpoints(train_budget, evaluations),
                          lr=lr or setup.lr, seed=seed, solver=solver, progress=progress)
             test = relative_regret(setup.problem, result.model(torch.as_tensor(setup.test[0], dtype=torch.float32)),
                                    setup.test[1], solver, optimum=test_opt)
+            curve = budget_curve(setup, model, snaps, solver, curve_instances, test_opt)
+            curves.extend(dict(problem=setup.name, size=setup.size, method=name, seed=seed, **c) for c in curve)
             row = dict(problem=setup.name, size=setup.size, method=name, label=label(name), seed=seed,
                        test_regret=100 * test, val_regret=100 * result.best_val, time_to_best=result.time_to_best,
                        wall_to_best=result.wall_to_best, multipliers_s=construction,
@@ -175,7 +184,7 @@ def run(setup: Setup, methods: list[str], seeds: list[int], *, solver: str = "hi
             rows.append(row)
             if out:
                 name_ = stem(setup.name, setup.size, name, seed)
-                result.save_history(out / "histories" / f"{name_}.csv")
+                result.save_history(out / "histories" / f"{name_}.csv", max_rows=400)
                 (out / "runs").mkdir(parents=True, exist_ok=True)
                 (out / "runs" / f"{name_}.json").write_text(json.dumps(row, indent=1))
             if progress:
@@ -184,6 +193,8 @@ def run(setup: Setup, methods: list[str], seeds: list[int], *, solver: str = "hi
     if out:
         merged = merge_rows(out / "results.csv", rows)
         save_rows(merged, out / "results.csv")
+        if curves:
+            save_rows(merge_rows(out / "curves.csv", curves, multi=True), out / "curves.csv")
         (out / "table.md").write_text(table(merged))
         meta = dict(setup_s=setup_s, train=len(setup.train[1]), val=len(setup.val[1]), test=len(setup.test[1]),
                     iterations=iterations, budget=budget, solver=solver, seeds=seeds)
@@ -213,15 +224,47 @@ def save_rows(rows: list[dict], path: str | Path) -> Path:
     return path
 
 
-def merge_rows(path: str | Path, rows: list[dict]) -> list[dict]:
+def merge_rows(path: str | Path, rows: list[dict], multi: bool = False) -> list[dict]:
     """The rows saved at ``path`` (if any) with ``rows`` replacing runs of the same problem, size,
-    method and seed — so results of several invocations accumulate in one table."""
+    method and seed — so results of several invocations accumulate in one table. ``multi``: a run
+    has several rows (curves)."""
     path = Path(path)
     if not path.exists():
         return list(rows)
-    key = lambda r: (r["problem"], int(r["size"]), r["method"], int(r["seed"]))  # noqa: E731
+    key = lambda r: (r["problem"], int(float(r["size"])), r["method"], int(float(r["seed"])))  # noqa: E731
     new = {key(r) for r in rows}
-    return [r for r in load_rows(path) if key(r) not in new] + list(rows)
+    old = load_rows(path) if not multi else _read_csv(path)
+    return [r for r in old if key(r) not in new] + list(rows)
+
+
+def _read_csv(path: Path) -> list[dict]:
+    import csv  # noqa: PLC0415
+
+    with path.open() as fh:
+        return [{k: (v if k in ("problem", "method") else float(v)) for k, v in r.items()} for r in csv.DictReader(fh)]
+
+
+def budget_curve(setup: Setup, model: torch.nn.Module, snaps: list, solver: str, instances: int,
+                 test_opt: np.ndarray) -> list[dict]:
+    """Test regret of the best-by-validation model at every validation time: the model a run with
+    that training budget would have returned (the paper's Figure 2), and the epochs done by then
+    (Figure 3). Evaluated on the first ``instances`` test instances, once per distinct best model."""
+    if instances <= 0:
+        return []
+    feats = torch.as_tensor(setup.test[0][:instances], dtype=torch.float32)
+    costs = setup.test[1][:instances]
+    seen: dict[int, float] = {}
+    out = []
+    for t, epochs, ident, state in snaps:
+        if ident not in seen:
+            probe = copy.deepcopy(model)
+            probe.load_state_dict(state)
+            with torch.no_grad():
+                seen[ident] = 100 * relative_regret(setup.problem, probe(feats), costs, solver,
+                                                    optimum=test_opt[:instances])
+        out.append(dict(time=t, epochs=epochs, test_regret=seen[ident]))
+    return out
+
 
 
 def load_rows(path: str | Path) -> list[dict]:
@@ -309,6 +352,44 @@ def plot(out: str | Path) -> Path:
     path = out / "regret.png"
     fig.savefig(path, dpi=120)
     plt.close(fig)
+    if (out / "curves.csv").exists():
+        plot_budget(out)
+    return path
+
+
+def plot_budget(out: str | Path) -> Path:
+    """The paper's Figures 2–3: test regret of the model a budget buys, and epochs per budget
+    (mean over seeds at each validation time)."""
+    import matplotlib  # noqa: PLC0415
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    out = Path(out)
+    curves = _read_csv(out / "curves.csv")
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
+    for method in dict.fromkeys(c["method"] for c in curves):
+        pts: dict[int, list[dict]] = {}
+        for c in curves:
+            if c["method"] == method:
+                pts.setdefault(int(c["seed"]), []).append(c)
+        n = min(len(v) for v in pts.values())
+        t = np.mean([[p["time"] for p in v[:n]] for v in pts.values()], axis=0) + 1e-2
+        ax1.plot(t, np.mean([[p["test_regret"] for p in v[:n]] for v in pts.values()], axis=0), marker=".",
+                 label=label(method))
+        ax2.plot(t, np.mean([[p["epochs"] for p in v[:n]] for v in pts.values()], axis=0) + 1, marker=".",
+                 label=label(method))
+    for ax in (ax1, ax2):
+        ax.set_xscale("log")
+        ax.set_xlabel("training-time budget (s, log scale)")
+        ax.legend(fontsize=7)
+    ax1.set_ylabel("test relative regret of the best model (%)")
+    ax2.set_ylabel("epochs done (log scale)")
+    ax2.set_yscale("log")
+    fig.tight_layout()
+    path = out / "budget.png"
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
     return path
 
 
@@ -330,6 +411,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--lr", type=float, default=None)
     ap.add_argument("--solver", default="highs")
     ap.add_argument("--count-construction", action="store_true")
+    ap.add_argument("--curve-instances", type=int, default=200, help="test instances for the budget curves")
     ap.add_argument("--out", default="results")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
@@ -338,11 +420,18 @@ def main(argv: list[str] | None = None) -> list[dict]:
     else:
         setup = portfolio_setup(a.size, train=a.train or 100, val=a.val or 25, test=a.test or 1000, seed=a.data_seed)
     rows = run(setup, a.methods, a.seeds, solver=a.solver, budget=a.budget, epochs=a.epochs,
-               eval_every=a.eval_every, evaluations=a.evaluations, iterations=a.iterations, lr=a.lr, count_construction=a.count_construction,
+               eval_every=a.eval_every, evaluations=a.evaluations, iterations=a.iterations, lr=a.lr,
+               count_construction=a.count_construction, curve_instances=a.curve_instances,
                out=a.out, progress=not a.quiet)
-    print(table(rows))
-    print(f"saved {Path(a.out) / 'results.csv'}, {Path(a.out) / 'table.md'}, {plot(a.out)}")
+    report(rows, a.out)
     return rows
+
+
+def report(rows: list[dict], out: str | Path) -> None:
+    """Print the table of ``rows`` and where the results and plots were saved."""
+    print()
+    print(table(rows))
+    print(f"saved {Path(out) / 'results.csv'}, {Path(out) / 'table.md'}, {plot(out)}")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import copy
 import csv
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,17 +54,23 @@ class FitResult:
     def epochs(self) -> int:
         return max((h["epoch"] for h in self.history), default=0)
 
-    def save_history(self, path: str | Path) -> Path:
-        """The history as CSV (``.csv``) or JSON (any other suffix)."""
+    def save_history(self, path: str | Path, max_rows: int | None = None) -> Path:
+        """The history as CSV (``.csv``) or JSON (any other suffix). ``max_rows`` thins a long one:
+        every validated epoch is kept, plus evenly spaced others up to about ``max_rows`` rows."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
+        rows = self.history
+        if max_rows is not None and len(rows) > max_rows:
+            stride = -(-len(rows) // max_rows)
+            rows = [h for i, h in enumerate(rows)
+                    if i % stride == 0 or i == len(rows) - 1 or np.isfinite(h["val_regret"])]
         if path.suffix == ".csv":
             with path.open("w", newline="") as fh:
-                w = csv.DictWriter(fh, fieldnames=list(self.history[0]))
+                w = csv.DictWriter(fh, fieldnames=list(rows[0]))
                 w.writeheader()
-                w.writerows(self.history)
+                w.writerows(rows)
         else:
-            path.write_text(json.dumps(self.history, indent=1))
+            path.write_text(json.dumps(rows, indent=1))
         return path
 
 
@@ -133,6 +139,7 @@ def fit(
     *,
     eval_interval: float | None = None,
     eval_times: Sequence[float] | None = None,
+    on_validate: Callable[[dict[str, Any], dict[str, Any]], None] | None = None,
     lr: float = 1e-3,
     batch_size: int = 32,
     solver: str = "auto",
@@ -145,7 +152,8 @@ def fit(
     ``val``: ``(features, costs)`` or a :class:`Validator`; evaluated before training (epoch 0),
     every ``eval_every`` epochs — or, with ``eval_interval``, after every ``eval_interval`` seconds
     of training, or with ``eval_times``, once the training time passes each of those times — and
-    after the last. ``optimizer`` defaults to Adam(``lr``).
+    after the last. ``optimizer`` defaults to Adam(``lr``). ``on_validate(row, best_state)`` is
+    called after every validation with the history row and the best model's state so far.
     """
     if int(epochs) != epochs or epochs < 1:
         raise InputError(f"epochs: expected a positive integer, got {epochs!r}")
@@ -176,6 +184,8 @@ def fit(
             best_val, best_epoch = v, epoch
             best_state = copy.deepcopy(model.state_dict())
             time_to_best, wall_to_best = train_time, wall
+        if on_validate is not None and evaluate and validator is not None:
+            on_validate(history[-1], best_state)
 
     record(0, None, float("nan"), True)
     next_eval = eval_interval or 0.0

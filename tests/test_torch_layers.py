@@ -230,3 +230,23 @@ def test_loss_errors_say_what_fits():
         sl(pred, batch)
     with pytest.raises(ldopt.InputError, match=r"expected shape \(8, 12\)"):
         sl(pred[:, :5], batch)
+
+
+@pytest.mark.parametrize("target", ["full", "block"])
+def test_pyepo_losses_run_on_the_adapter_in_pool_workers(target):
+    """Every family of pyepo.func runs on our optModel, in 2 worker processes (ModelSpec rebuild)."""
+    dec, data = mkp()
+    om = lt.PyEPOModel(dec.problem, solver="highs") if target == "full" else lt.PyEPOModel(dec, block=1)
+    c = torch.as_tensor(data.costs[:4], dtype=torch.float32)
+    sols = []
+    for ci in data.costs[:4]:
+        om.setObj(ci)
+        sols.append(om.solve()[0])
+    w = torch.as_tensor(np.array(sols), dtype=torch.float32)
+    pred = (c + torch.randn(c.shape, generator=torch.Generator().manual_seed(0))).requires_grad_(True)
+    dbb = pyepo_func.DBB(om, lambd=10, processes=2)
+    dpo = pyepo_func.DPO(om, n_samples=2, sigma=1.0, processes=2)
+    pfy = pyepo_func.PFY(om, n_samples=2, sigma=1.0, processes=1)
+    outs = [dbb(pred).sum(), dpo(pred).sum(), pfy(pred, w)]
+    sum(outs).backward()
+    assert torch.isfinite(pred.grad).all() and pred.grad.abs().sum() > 0

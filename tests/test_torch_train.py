@@ -196,3 +196,16 @@ def test_relative_regret_hand_computed():
     assert lt.relative_regret(p, torch.as_tensor(costs), costs, solver="highs") == 0.0
     with pytest.raises(ldopt.InputError, match=r"pred_costs: expected shape \(2, 2\)"):
         lt.relative_regret(p, pred[:1], costs)
+
+
+def test_long_histories_are_thinned_but_keep_every_validation(tmp_path):
+    hist = [dict(epoch=i, d=0, train_loss=1.0, val_regret=(0.1 if i % 97 == 0 else float("nan")), time=i * 0.01,
+                 wall=i * 0.02, epochs_per_s=100.0) for i in range(5000)]
+    res = lt.FitResult(model=torch.nn.Linear(1, 1), history=hist)
+    path = res.save_history(tmp_path / "h.csv", max_rows=200)
+    import csv
+
+    rows = list(csv.DictReader(path.open()))
+    assert len(rows) < 300
+    kept = {int(r["epoch"]) for r in rows}
+    assert {i for i in range(5000) if i % 97 == 0} <= kept and 4999 in kept and 0 in kept

@@ -2,7 +2,8 @@
 
 Fits ``max λ·x  s.t.  lo <= a·x <= hi,  l <= x <= u`` with finite bounds and the nonzero ``a_j``
 all of one sign; integer or binary variables too when the row is a cardinality row (equal
-coefficients, integral right-hand sides and bounds, e.g. an assignment row ``Σ_i x_ij = 1``). In ``y_j = a_j x_j`` it is a fractional knapsack: every ``y_j`` starts at its
+coefficients, integral right-hand sides and bounds, e.g. an assignment row ``Σ_i x_ij = 1``).
+In ``y_j = a_j x_j`` it is a fractional knapsack: every ``y_j`` starts at its
 best bound; if the row is violated, the items with the worst ratio ``λ_j / a_j`` move first.
 """
 
@@ -53,17 +54,36 @@ class LinearRowOracle(Oracle):
         x = np.where(lam > 0, self.ub, self.lb) * np.ones((B, 1))  # off-row variables: best bound
         on = np.flatnonzero(self.on)
         ratio = lam[:, on] / self.a[on]
-        y = np.where(ratio > 0, self.yhi[on], self.ylo[on])
+        ylo, yhi = self.ylo[on], self.yhi[on]
+        y = np.where(ratio > 0, yhi, ylo)
         total = y.sum(axis=1)
-        for b in range(B):
-            if total[b] > self.hi + 1e-12:  # lower the worst ratios first
-                order = np.argsort(ratio[b], kind="stable")
-                y[b, order] = _move(y[b, order], self.ylo[on][order], total[b] - self.hi)
-            elif total[b] < self.lo - 1e-12:  # raise the best ratios first
-                order = np.argsort(-ratio[b], kind="stable")
-                y[b, order] = -_move(-y[b, order], -self.yhi[on][order], self.lo - total[b])
+        over = total > self.hi + 1e-12  # lower the worst ratios first
+        if over.any():
+            y[over] = _move_sorted(y[over], ratio[over], ylo, total[over] - self.hi)
+        under = total < self.lo - 1e-12  # raise the best ratios first (the mirror image)
+        if under.any():
+            y[under] = -_move_sorted(-y[under], -ratio[under], -yhi, self.lo - total[under])
         x[:, on] = y / self.a[on]
         return x
+
+
+def _move_sorted(y: np.ndarray, key: np.ndarray, floor: np.ndarray, need: np.ndarray) -> np.ndarray:
+    """Per row, lower ``y`` towards ``floor`` in increasing ``key`` order until the total
+    decrease is ``need`` (rows are instances; vectorised over them)."""
+    order = np.argsort(key, axis=1, kind="stable")
+    ys = np.take_along_axis(y, order, axis=1)
+    fl = floor[order]
+    cum = np.cumsum(ys - fl, axis=1)
+    k = (cum < need[:, None] - 1e-15).sum(axis=1)  # the first item that covers the rest
+    cols = np.arange(ys.shape[1])[None, :]
+    out = np.where(cols < k[:, None], fl, ys)
+    rows = np.flatnonzero(k < ys.shape[1])
+    kk = k[rows]
+    before = np.where(kk > 0, cum[rows, np.maximum(kk - 1, 0)], 0.0)
+    out[rows, kk] -= need[rows] - before
+    res = np.empty_like(out)
+    np.put_along_axis(res, order, out, axis=1)
+    return res
 
 
 def _integral(a: np.ndarray, lo: float, hi: float, block: CompiledModel) -> bool:
@@ -78,15 +98,3 @@ def _integral(a: np.ndarray, lo: float, hi: float, block: CompiledModel) -> bool
         return bool(np.all(np.abs(fin - np.round(fin)) < 1e-9))
 
     return ints(np.array([lo, hi]) / alpha[0]) and ints(block.var_lb) and ints(block.var_ub)
-
-
-def _move(y: np.ndarray, floor: np.ndarray, need: float) -> np.ndarray:
-    """Lower ``y`` towards ``floor`` in order until the total decrease is ``need``."""
-    room = y - floor
-    cum = np.cumsum(room)
-    k = int(np.searchsorted(cum, need))  # first item that covers the rest
-    out = y.copy()
-    out[:k] = floor[:k]
-    if k < len(y):
-        out[k] -= need - (cum[k - 1] if k > 0 else 0.0)
-    return out
