@@ -93,17 +93,26 @@ class Problem:
         q = self.compiled.q0[None, :] + (self.compiled.Q @ c.T).T
         return np.einsum("bi,bi->b", q, xb) + self.compiled.k0 + c @ self.compiled.r
 
+    def _row_arrays(self) -> tuple[Any, np.ndarray, np.ndarray, list[tuple[int, np.ndarray]]]:
+        """The rows as one CSR matrix, their sides, and the quadratic parts (built once)."""
+        if "_rows" not in self.__dict__:
+            cm = self.compiled
+            self._rows = (cm.linear_matrix(), np.array([r.lo for r in cm.rows]), np.array([r.hi for r in cm.rows]),
+                          [(k, r.P) for k, r in enumerate(cm.rows) if r.P is not None])
+        return self._rows
+
     def violation(self, x: Any) -> np.ndarray:
         """Largest constraint or bound violation of each solution: ``(B,)`` (0 if feasible)."""
         xb, _ = as_batch(x, self.num_vars, "x", allow_nan=True)
         cm = self.compiled
         worst = np.maximum(np.nan_to_num(cm.var_lb - xb, neginf=0.0).max(axis=1, initial=0.0),
                            np.nan_to_num(xb - cm.var_ub, neginf=0.0).max(axis=1, initial=0.0))
-        for row in cm.rows:
-            val = xb[:, row.index] @ row.coef
-            if row.P is not None:
-                val = val + np.einsum("bi,ij,bj->b", xb, row.P, xb)
-            worst = np.maximum(worst, np.maximum(row.lo - val, val - row.hi))
+        if cm.rows:
+            A, lo, hi, quad = self._row_arrays()
+            val = np.asarray(A @ np.nan_to_num(xb).T).T  # (B, rows): every linear part in one product
+            for k, P in quad:
+                val[:, k] += np.einsum("bi,ij,bj->b", xb, P, xb)
+            worst = np.maximum(worst, np.maximum(lo - val, val - hi).max(axis=1))
         int_mask = cm.var_type != "C"
         if int_mask.any():
             frac = np.abs(xb[:, int_mask] - np.round(xb[:, int_mask])).max(axis=1)

@@ -18,34 +18,53 @@ from .base import Oracle
 
 @nb.njit(cache=True, nogil=True)
 def _dp_one(val: np.ndarray, w: np.ndarray, cap: int, out: np.ndarray, take: np.ndarray, best: np.ndarray) -> None:
+    """0/1 knapsack by DP over capacities, visiting only the capacities that matter.
+
+    ``best[r]`` is the best value of weight <= r over the usable items seen so far. Two bounds
+    shrink stage j's range: above ``prefix[j]`` (the usable weight so far) every item fits, so
+    ``best`` is the running total ``full`` there and item j is taken (implicitly, not stored);
+    below ``cap - suffix[j+1]`` the backtrack never looks. Items with ``val <= 0`` or too heavy
+    are skipped.
+    """
     n = val.shape[0]
-    best[: cap + 1] = 0.0
-    # suffix[j]: weight of the usable items j..n-1; the backtrack visits stage j only at
-    # capacities r >= cap - suffix[j+1], so lower capacities need no update (nor a take bit)
     suffix = np.zeros(n + 1, dtype=np.int64)
     for j in range(n - 1, -1, -1):
         usable = val[j] > 0.0 and w[j] <= cap
         suffix[j] = suffix[j + 1] + (w[j] if usable else 0)
+    prefix = np.zeros(n, dtype=np.int64)
+    best[0] = 0.0
+    pre = 0  # usable weight of items 0..j-1: best[r] is stored for r <= pre, equals ``full`` above
+    full = 0.0
     for j in range(n):
         vj = val[j]
         wj = w[j]
-        low = max(cap - suffix[j + 1], 0)
         if vj <= 0.0 or wj > cap:
-            for r in range(low, cap + 1):
-                take[j, r] = False
+            prefix[j] = -1  # not usable: never taken
             continue
-        for r in range(cap, max(wj, low) - 1, -1):
-            cand = best[r - wj] + vj
-            if cand > best[r]:
+        low = max(cap - suffix[j + 1], 0)
+        new_pre = pre + wj
+        hi = min(cap, new_pre)
+        for r in range(hi, max(wj, low) - 1, -1):
+            cur = best[r] if r <= pre else full
+            cand = best[r - wj] + vj  # r - wj <= pre: stored
+            if cand > cur:
                 best[r] = cand
                 take[j, r] = True
             else:
+                best[r] = cur
                 take[j, r] = False
-        for r in range(min(wj, cap + 1) - 1, low - 1, -1):
+        for r in range(min(wj, hi + 1) - 1, low - 1, -1):
+            if r > pre:
+                best[r] = full
             take[j, r] = False
+        pre = new_pre
+        full += vj
+        prefix[j] = pre
     r = cap
     for j in range(n - 1, -1, -1):
-        if take[j, r]:
+        if prefix[j] < 0:
+            out[j] = 0.0
+        elif r > prefix[j] or take[j, r]:
             out[j] = 1.0
             r -= w[j]
         else:
