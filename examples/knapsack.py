@@ -27,12 +27,7 @@ def main() -> None:
     ap.add_argument("--out", default="results/knapsack")
     a = ap.parse_args()
     setup = experiment.knapsack_setup(a.items, train=200, val=50, test=200)
-    methods = ["mse", "spo+", "ld:spo+:multiple:L1", "ld:imle:multiple:L2"]
-    print(f"MKP n={a.items}, m=10: 200 train / 50 validation / 200 test instances; solver {a.solver}; "
-          f"{a.budget:.0f} s of training per method")
-    rows = experiment.run(setup, methods, a.seeds, solver=a.solver, budget=a.budget, evaluations=8, curve_instances=0,
-                           out=a.out)
-    experiment.report(rows, a.out)
+    experiment.example(setup, ["mse", "spo+", "ld:spo+:multiple:L1", "ld:imle:multiple:L2"], a)
 
 
 if __name__ == "__main__":

@@ -26,12 +26,7 @@ def main() -> None:
     ap.add_argument("--out", default="results/portfolio")
     a = ap.parse_args()
     setup = experiment.portfolio_setup(a.assets, test=a.test)
-    methods = ["mse", "spo+", "imle", "ld:imle:static:L2", "ld:exact:static:L2"]
-    print(f"portfolio n={a.assets}: 100 train / 25 validation / {a.test} test instances; solver {a.solver}; "
-          f"{a.budget:.0f} s of training per method")
-    rows = experiment.run(setup, methods, a.seeds, solver=a.solver, budget=a.budget, evaluations=8, curve_instances=0,
-                           out=a.out)
-    experiment.report(rows, a.out)
+    experiment.example(setup, ["mse", "spo+", "imle", "ld:imle:static:L2", "ld:exact:static:L2"], a)
 
 
 if __name__ == "__main__":

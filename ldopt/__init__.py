@@ -1,6 +1,6 @@
 """ldopt: decision-focused learning at scale through Lagrangian decomposition (no torch here)."""
 
-from . import problems, solvers
+from . import cache, parallel, problems, regret, solvers
 from .errors import (
     CacheError,
     ConstraintError,
@@ -42,6 +42,9 @@ __all__ = [
     "SolverOptions",
     "SolverUnavailableError",
     "VariableError",
+    "cache",
+    "parallel",
     "problems",
+    "regret",
     "solvers",
 ]

@@ -427,6 +427,17 @@ def main(argv: list[str] | None = None) -> list[dict]:
     return rows
 
 
+def example(setup: Setup, methods: list[str], args: argparse.Namespace) -> list[dict]:
+    """An example's run: ``args`` carries seeds, solver, budget and out; 8 validations per budget,
+    no budget curves (they cost test solves); then the table and the plots."""
+    print(f"{setup.name} n={setup.size}: {len(setup.train[1])} train / {len(setup.val[1])} validation / "
+          f"{len(setup.test[1])} test instances; solver {args.solver}; {args.budget:.0f} s of training per method")
+    rows = run(setup, methods, args.seeds, solver=args.solver, budget=args.budget, evaluations=8, curve_instances=0,
+               out=args.out)
+    report(rows, args.out)
+    return rows
+
+
 def report(rows: list[dict], out: str | Path) -> None:
     """Print the table of ``rows`` and where the results and plots were saved."""
     print()
