@@ -86,13 +86,24 @@ class CompiledModel:
         return state
 
     def fingerprint(self) -> str:
-        """A content hash of the arrays (variables, objective, rows); equal models hash equal."""
-        from .cache import digest  # noqa: PLC0415
+        """A content hash of the arrays (variables, objective, rows); equal models hash equal.
 
-        Q = self.Q.tocsr()
-        rows = [(r.name, r.index, r.coef, r.lo, r.hi, r.P) for r in self.rows]
-        return digest(self.var_names, self.var_lb, self.var_ub, self.var_type.astype(str), self.sense,
-                      self.q0, Q.data, Q.indices, Q.indptr, Q.shape, self.k0, self.r, rows)
+        Computed once: a compiled model is not changed after compilation."""
+        if "_fingerprint" not in self.__dict__:
+            from .cache import digest  # noqa: PLC0415
+
+            Q = self.Q.tocsr()
+            rows = [(r.name, r.index, r.coef, r.lo, r.hi, r.P) for r in self.rows]
+            self._fingerprint = digest(self.var_names, self.var_lb, self.var_ub, self.var_type.astype(str),
+                                       self.sense, self.q0, Q.data, Q.indices, Q.indptr, Q.shape, self.k0, self.r,
+                                       rows)
+        return self._fingerprint
+
+    @property
+    def identity_costs(self) -> bool:
+        """Whether the objective coefficients are the costs themselves up to ``q0``: ``Q = I``."""
+        Q = self.Q
+        return Q.shape[0] == Q.shape[1] and (Q != sp.identity(Q.shape[0], format="csr")).nnz == 0
 
     def linear_matrix(self, rows: list[int] | None = None) -> sp.csr_matrix:
         """The linear parts of ``rows`` (default: all) as a CSR matrix ``(len(rows), n)``."""

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -221,8 +221,9 @@ def _run(
             g = X[:, main][:, None, :] - X[:, others]
         gn2 = np.einsum("bkn,bkn->b", g, g)
         gap = best[idx] - p_val[idx]
-        has_primal = np.isfinite(p_val[idx])  # no primal value yet: only agreement stops
-        finished = (gn2 <= 1e-18) | (has_primal & (gap <= tol * np.maximum(1.0, np.abs(np.where(has_primal, p_val[idx], 1.0)))))
+        # no primal value yet (p = -inf, gap = inf): only agreement of the copies stops an instance
+        close = np.isfinite(gap) & (gap <= tol * np.maximum(1.0, np.abs(p_val[idx])))
+        finished = (gn2 <= 1e-18) | close
         if step == "polyak":
             a = alpha[idx]
             stalled = stall[idx] >= patience

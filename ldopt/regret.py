@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError, SolverError
+from .parallel import chunks, worker_copy
 from .problem import Problem
 from .solution import Solution
 from .threads import _pool, num_threads
@@ -41,8 +42,6 @@ def _solve_part(problem: Problem, costs: np.ndarray, solver: str, local: bool) -
 
 def _solve_part_in_worker(key: str, problem: Problem, costs: np.ndarray, solver: str) -> Solution:
     """A chunk on a worker, with the worker's kept copy of ``problem`` (sessions built once)."""
-    from .parallel import worker_copy  # noqa: PLC0415
-
     return worker_copy(key, problem).solve(costs, solver=solver)
 
 
@@ -66,10 +65,9 @@ def solve_many(
     c, _ = problem.check_costs(costs)
     B = len(c)
     if executor is not None:
-        size = chunk_size or max(1, -(-B // 8))
         key = problem.compiled.fingerprint()
-        futures = [executor.submit(_solve_part_in_worker, key, problem, c[s : s + size], solver)
-                   for s in range(0, B, size)]
+        futures = [executor.submit(_solve_part_in_worker, key, problem, c[s:e], solver)
+                   for s, e in chunks(B, chunk_size)]
         return _merge([f.result() for f in futures])
     k = min(num_threads(), B)
     if k <= 1:
@@ -80,7 +78,8 @@ def solve_many(
     return _merge([f.result() for f in futures])
 
 
-def _checked(sol: Solution, what: str) -> Solution:
+def checked(sol: Solution, what: str) -> Solution:
+    """``sol``, or a :class:`SolverError` naming the first instance without a solution."""
     if not sol.ok.all():
         bad = int(np.flatnonzero(~sol.ok)[0])
         raise SolverError(f"{what}: instance {bad} has no solution ({sol.status[bad]}: "
@@ -91,7 +90,7 @@ def _checked(sol: Solution, what: str) -> Solution:
 def optimal_objectives(problem: Problem, costs: Any, solver: str = "auto",
                        executor: Executor | None = None) -> np.ndarray:
     """``f(x*(c_i), c_i)`` for every instance: ``(B,)``."""
-    return _checked(solve_many(problem, costs, solver, executor=executor), "true costs").objective
+    return checked(solve_many(problem, costs, solver, executor=executor), "true costs").objective
 
 
 def regrets(
@@ -116,7 +115,7 @@ def regrets(
     optimum = np.asarray(optimum, dtype=float).reshape(-1)
     if optimum.shape != (len(c),):
         raise InputError(f"optimum: expected shape ({len(c)},), got {optimum.shape}")
-    x_hat = _checked(solve_many(problem, pred, solver, executor=executor), "predicted costs").x
+    x_hat = checked(solve_many(problem, pred, solver, executor=executor), "predicted costs").x
     achieved = problem.objective(x_hat, c)
     sign = 1.0 if problem.sense == "max" else -1.0
     return sign * (optimum - achieved), optimum

@@ -32,8 +32,7 @@ def _check_linear(problem: Problem, what: str) -> np.ndarray:
     cm = problem.compiled
     if any(r.is_quadratic for r in cm.rows):
         raise InputError(f"{what} is defined for linear programs; this problem has a quadratic row")
-    Q = cm.Q.toarray()
-    if Q.shape[0] != Q.shape[1] or not np.array_equal(Q, np.eye(len(Q))):
+    if not cm.identity_costs:
         raise InputError(f"{what} needs objective coefficients equal to the costs (q(c) = c)")
     return cm.linear_matrix().toarray()
 

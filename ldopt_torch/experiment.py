@@ -197,7 +197,7 @@ def run(setup: Setup, methods: list[str], seeds: list[int], *, solver: str = "hi
         merged = merge_rows(out / "results.csv", rows)
         save_rows(merged, out / "results.csv")
         if curves:
-            save_rows(merge_rows(out / "curves.csv", curves, multi=True), out / "curves.csv")
+            save_rows(merge_rows(out / "curves.csv", curves), out / "curves.csv")
         (out / "table.md").write_text(table(merged))
         meta = dict(setup_s=setup_s, train=len(setup.train[1]), val=len(setup.val[1]), test=len(setup.test[1]),
                     iterations=iterations, budget=budget, solver=solver, seeds=seeds)
@@ -227,24 +227,15 @@ def save_rows(rows: list[dict], path: str | Path) -> Path:
     return path
 
 
-def merge_rows(path: str | Path, rows: list[dict], multi: bool = False) -> list[dict]:
+def merge_rows(path: str | Path, rows: list[dict]) -> list[dict]:
     """The rows saved at ``path`` (if any) with ``rows`` replacing runs of the same problem, size,
-    method and seed — so results of several invocations accumulate in one table. ``multi``: a run
-    has several rows (curves)."""
+    method and seed — so results of several invocations accumulate in one table (or curve file)."""
     path = Path(path)
     if not path.exists():
         return list(rows)
-    key = lambda r: (r["problem"], int(float(r["size"])), r["method"], int(float(r["seed"])))  # noqa: E731
+    key = lambda r: (r["problem"], int(r["size"]), r["method"], int(r["seed"]))  # noqa: E731
     new = {key(r) for r in rows}
-    old = load_rows(path) if not multi else _read_csv(path)
-    return [r for r in old if key(r) not in new] + list(rows)
-
-
-def _read_csv(path: Path) -> list[dict]:
-    import csv  # noqa: PLC0415
-
-    with path.open() as fh:
-        return [{k: (v if k in ("problem", "method") else float(v)) for k, v in r.items()} for r in csv.DictReader(fh)]
+    return [r for r in load_rows(path) if key(r) not in new] + list(rows)
 
 
 def budget_curve(setup: Setup, model: torch.nn.Module, snaps: list, solver: str, instances: int,
@@ -270,17 +261,20 @@ def budget_curve(setup: Setup, model: torch.nn.Module, snaps: list, solver: str,
 
 
 
+TEXT_FIELDS = ("problem", "method", "label", "solver")
+
+
 def load_rows(path: str | Path) -> list[dict]:
+    """Rows of a saved ``results.csv`` or ``curves.csv``: every field but the text ones as a float
+    (``None`` where empty)."""
     import csv  # noqa: PLC0415
 
-    num = ("size", "seed", "test_regret", "val_regret", "time_to_best", "wall_to_best", "multipliers_s",
-           "epochs", "epochs_per_s", "budget", "paper")
     with Path(path).open() as fh:
         rows = list(csv.DictReader(fh))
     for r in rows:
-        for k in num:
-            if k in r:
-                r[k] = float(r[k]) if r[k] not in ("", "None") else None
+        for k, v in r.items():
+            if k not in TEXT_FIELDS:
+                r[k] = float(v) if v not in ("", "None") else None
     return rows
 
 
@@ -371,7 +365,7 @@ def plot_budget(out: str | Path) -> Path:
 
     plt.rcParams["axes.prop_cycle"] = plt.cycler(color=plt.cm.tab20.colors)
     out = Path(out)
-    curves = _read_csv(out / "curves.csv")
+    curves = load_rows(out / "curves.csv")
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
     for method in dict.fromkeys(c["method"] for c in curves):
         pts: dict[int, list[dict]] = {}

@@ -28,7 +28,7 @@ from ldopt import Decomposition, Problem
 from ldopt.errors import InputError
 
 from .layers import QuadraticClosedForm, imle, spo_plus
-from .oracles import BlockArgopt, ProblemArgopt
+from .oracles import BlockArgopt
 
 METHODS = ("spo+", "imle", "exact")
 LOSSES = ("L1", "L2")
@@ -37,9 +37,7 @@ LOSSES = ("L1", "L2")
 def _affine(problem: Problem) -> tuple[torch.Tensor | None, torch.Tensor]:
     """``Q`` as a dense tensor (``None`` when it is the identity) and ``q0``."""
     cm = problem.compiled
-    Q = cm.Q.toarray()
-    ident = Q.shape[0] == Q.shape[1] and np.array_equal(Q, np.eye(Q.shape[0]))
-    return (None if ident else torch.as_tensor(Q)), torch.as_tensor(cm.q0)
+    return (None if cm.identity_costs else torch.as_tensor(cm.Q.toarray())), torch.as_tensor(cm.q0)
 
 
 def check_finite(pred: torch.Tensor, batch: dict[str, Any], where: str = "") -> None:
@@ -263,7 +261,3 @@ class FullLoss(nn.Module):
         xh = self.layer(pred_costs)
         return (self.sign * ((c * sol).sum(-1) - (c * xh).sum(-1))).mean()
 
-
-def full_argopt(problem: Problem, solver: str = "auto") -> ProblemArgopt:
-    """The full problem's argopt map (for our own :func:`spo_plus`/:func:`imle` on it)."""
-    return ProblemArgopt(problem, solver)

@@ -7,7 +7,7 @@ import numpy as np
 import torch
 
 from ldopt import Decomposition, Problem
-from ldopt.errors import SolverError
+from ldopt.regret import checked, solve_many
 
 
 class BlockArgopt:
@@ -41,13 +41,8 @@ class ProblemArgopt:
         self.minimize = problem.sense == "min"
 
     def __call__(self, c: torch.Tensor) -> torch.Tensor:
-        from ldopt.regret import solve_many  # noqa: PLC0415
-
         arr = c.detach().cpu().numpy().astype(float, copy=False)
         flat = arr.reshape(-1, arr.shape[-1])
-        s = solve_many(self.problem, flat, self.solver)
-        if not s.ok.all():
-            bad = int(np.flatnonzero(~s.ok)[0])
-            raise SolverError(f"full problem: instance {bad} has no solution ({s.status[bad]})")
+        s = checked(solve_many(self.problem, flat, self.solver), "full problem")
         shape = arr.shape[:-1] + (self.problem.num_vars,)
         return torch.as_tensor(s.x.reshape(shape), dtype=c.dtype, device=c.device)

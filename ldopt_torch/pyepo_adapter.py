@@ -40,8 +40,7 @@ class PyEPOModel(optModel):
         if self.block is None:
             p = self.target
             cm = p.compiled
-            Q = cm.Q.toarray()
-            if Q.shape[0] != Q.shape[1] or not np.array_equal(Q, np.eye(len(Q))) or np.any(cm.q0) or np.any(cm.r):
+            if not cm.identity_costs or np.any(cm.q0) or np.any(cm.r):
                 raise InputError("PyEPOModel: PyEPO losses assume the objective is c·x; this problem's "
                                  "objective is q0 + Qc with Q ≠ I or a constant term; train it with LDLoss "
                                  "or reformulate it")

@@ -250,3 +250,34 @@ def test_pyepo_losses_run_on_the_adapter_in_pool_workers(target):
     outs = [dbb(pred).sum(), dpo(pred).sum(), pfy(pred, w)]
     sum(outs).backward()
     assert torch.isfinite(pred.grad).all() and pred.grad.abs().sum() > 0
+
+
+def test_spo_plus_on_the_full_problem_matches_pyepo():
+    """``lt.ProblemArgopt`` (our batched full-problem argopt) under our SPO+ equals PyEPO's SPO+."""
+    dec, data = mkp()
+    p = dec.problem
+    g = torch.Generator().manual_seed(5)
+    true = torch.as_tensor(data.costs, dtype=torch.float64)
+    pred = true + 2 * torch.randn(true.shape, generator=g, dtype=torch.float64)
+    argopt = lt.ProblemArgopt(p, solver="highs")
+    w = argopt(true)
+    np.testing.assert_allclose((true * w).sum(-1).numpy(), p.solve(data.costs, solver="highs").objective)
+    z = (true * w).sum(-1)
+    a = pred.clone().requires_grad_(True)
+    lt.spo_plus(a, true, w, z, argopt).sum().backward()
+    b = pred.clone().requires_grad_(True)
+    pyepo_func.SPOPlus(lt.PyEPOModel(p, solver="highs"), reduction="sum")(b, true, w, z).backward()
+    np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), atol=1e-9)
+
+
+def test_pyepo_adapter_refuses_objectives_that_are_not_the_costs():
+    m = pyo.ConcreteModel()
+    m.I = pyo.RangeSet(0, 2)
+    m.c = pyo.Param(m.I, mutable=True, initialize=0.0)
+    m.x = pyo.Var(m.I, domain=pyo.Binary)
+    m.obj = pyo.Objective(expr=sum(2 * m.c[i] * m.x[i] for i in m.I), sense=pyo.maximize)
+    m.row = pyo.Constraint(expr=sum(m.x[i] for i in m.I) <= 1)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    assert not p.compiled.identity_costs and mkp()[0].problem.compiled.identity_costs
+    with pytest.raises(ldopt.InputError, match="Q ≠ I"):
+        lt.PyEPOModel(p)

@@ -93,6 +93,7 @@ def _integral(a: np.ndarray, lo: float, hi: float, block: CompiledModel) -> bool
     alpha = a[a != 0]
     if not np.allclose(alpha, alpha[0]):
         return False
+
     def ints(v: np.ndarray) -> bool:
         fin = v[np.isfinite(v)]
         return bool(np.all(np.abs(fin - np.round(fin)) < 1e-9))
