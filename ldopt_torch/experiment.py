@@ -35,24 +35,35 @@ from .dataset import LDDataset, OptDataset
 from .losses import FullLoss, LDLoss, MSELoss
 from .train import Validator, fit
 
-# The paper's Table 1 (relative regret %), for comparison in the printed table.
-PAPER = {
-    ("knapsack", 100): {"mse": 7.796, "spo+": 3.049, "imle": 4.234, "cave": 3.680, "cave+": 3.686, "lava": 4.509,
-                        "ld:spo+:static:L1": 2.887,
-                        "ld:spo+:multiple:L1": 2.621, "ld:imle:static:L1": 3.401, "ld:imle:static:L2": 3.809,
-                        "ld:imle:multiple:L1": 2.807, "ld:imle:multiple:L2": 2.376},
-    ("knapsack", 200): {"mse": 5.518, "spo+": 2.975, "imle": 3.285, "cave": 3.617, "cave+": 3.553, "lava": 4.552,
-                        "ld:spo+:static:L1": 2.562,
-                        "ld:spo+:multiple:L1": 2.496, "ld:imle:multiple:L1": 2.801, "ld:imle:multiple:L2": 2.189},
-    ("knapsack", 300): {"mse": 6.774, "spo+": 3.072, "imle": 3.933, "cave": 3.466, "cave+": 3.265, "lava": 4.558,
-                        "ld:spo+:static:L1": 2.628,
-                        "ld:spo+:multiple:L1": 2.179, "ld:imle:multiple:L1": 2.382, "ld:imle:multiple:L2": 2.235},
-    ("portfolio", 50): {"mse": 2.325, "spo+": 2.095, "imle": 2.064, "ld:spo+:static:L1": 2.122,
-                        "ld:imle:static:L1": 2.285, "ld:imle:static:L2": 2.026, "ld:exact:static:L1": 2.159,
-                        "ld:exact:static:L2": 2.040},
+# The paper's Table 1 (budget ∞): (test regret %, time to the best validation model in s), one core, Gurobi.
+PAPER: dict[tuple[str, int], dict[str, tuple[float, float]]] = {
+    ("knapsack", 100): {"mse": (7.796, 270), "cave": (3.680, 68), "cave+": (3.686, 1177), "lava": (4.509, 4346),
+                        "spo+": (3.049, 4692), "ld:spo+:static:L1": (2.887, 41), "ld:spo+:multiple:L1": (2.621, 8),
+                        "imle": (4.234, 5836), "ld:imle:static:L1": (3.401, 3715), "ld:imle:static:L2": (3.809, 5339),
+                        "ld:imle:multiple:L1": (2.807, 4813), "ld:imle:multiple:L2": (2.376, 5293)},
+    ("knapsack", 200): {"mse": (5.518, 383), "cave": (3.617, 107), "cave+": (3.553, 874), "lava": (4.552, 6198),
+                        "spo+": (2.975, 4350), "ld:spo+:static:L1": (2.562, 42), "ld:spo+:multiple:L1": (2.496, 1825),
+                        "imle": (3.285, 6489), "ld:imle:static:L1": (3.309, 1087), "ld:imle:static:L2": (3.438, 1148),
+                        "ld:imle:multiple:L1": (2.801, 610), "ld:imle:multiple:L2": (2.189, 5905)},
+    ("knapsack", 300): {"mse": (6.774, 387), "cave": (3.466, 182), "cave+": (3.265, 217), "lava": (4.558, 5878),
+                        "spo+": (3.072, 1904), "ld:spo+:static:L1": (2.628, 107), "ld:spo+:multiple:L1": (2.179, 2485),
+                        "imle": (3.933, 5988), "ld:imle:static:L1": (3.329, 4504), "ld:imle:static:L2": (3.712, 64),
+                        "ld:imle:multiple:L1": (2.382, 6049), "ld:imle:multiple:L2": (2.235, 6401)},
+    ("portfolio", 50): {"mse": (2.325, 12), "spo+": (2.095, 58), "ld:spo+:static:L1": (2.122, 101),
+                        "imle": (2.064, 1450), "ld:imle:static:L1": (2.285, 67), "ld:imle:static:L2": (2.026, 282),
+                        "ld:exact:static:L1": (2.159, 712), "ld:exact:static:L2": (2.040, 14)},
+    ("portfolio", 200): {"mse": (2.070, 993), "spo+": (2.092, 4408), "ld:spo+:static:L1": (14.833, 6685),
+                         "imle": (2.032, 5586), "ld:imle:static:L1": (11.028, 6339), "ld:imle:static:L2": (2.101, 6465),
+                         "ld:exact:static:L1": (2.075, 69), "ld:exact:static:L2": (1.969, 1309)},
+    ("portfolio", 400): {"mse": (2.324, 4648), "spo+": (2.087, 10277), "ld:spo+:static:L1": (16.84, 11698),
+                         "imle": (2.026, 11327), "ld:imle:static:L1": (12.31, 11469), "ld:imle:static:L2": (2.114, 11640),
+                         "ld:exact:static:L1": (2.360, 1975), "ld:exact:static:L2": (1.992, 3614)},
 }
-PAPER_TIME = {("knapsack", 100): {"mse": 270, "spo+": 4692, "ld:spo+:static:L1": 41, "ld:spo+:multiple:L1": 8,
-                                  "imle": 5836}}
+
+
+def paper(problem: str, size: int, method: str) -> tuple[float | None, float | None]:
+    """The paper's (regret %, time to best s) for a method, or ``(None, None)``."""
+    return PAPER.get((problem, int(size)), {}).get(paper_key(method), (None, None))
 
 
 BASELINES = ("mse", "spo+", "imle", "cave", "cave+", "lava")
@@ -108,11 +119,18 @@ def parse_method(name: str) -> dict[str, Any]:
     if name in BASELINES:
         return dict(kind=name)
     parts = name.split(":")
-    if len(parts) != 4 or parts[0] != "ld" or parts[1] not in ("spo+", "imle", "exact") \
-            or parts[2] not in ("static", "multiple") or parts[3] not in ("L1", "L2"):
-        raise InputError(f"method: expected one of {BASELINES} or ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>, "
-                         f"got {name!r}")
-    return dict(kind="ld", method=parts[1], mode=parts[2], loss=parts[3])
+    if len(parts) not in (4, 5) or parts[0] != "ld" or parts[1] not in ("spo+", "imle", "exact") \
+            or parts[2] not in ("static", "multiple") or parts[3] not in ("L1", "L2") \
+            or (len(parts) == 5 and parts[4] != "scaled"):
+        raise InputError(f"method: expected one of {BASELINES} or "
+                         f"ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>[:scaled], got {name!r}")
+    return dict(kind="ld", method=parts[1], mode=parts[2], loss=parts[3],
+                scale="costs" if len(parts) == 5 else "none")
+
+
+def paper_key(name: str) -> str:
+    """The paper's row for a method (a ``:scaled`` variant is compared with its plain row)."""
+    return name.removesuffix(":scaled")
 
 
 def label(name: str) -> str:
@@ -121,14 +139,18 @@ def label(name: str) -> str:
     if spec["kind"] != "ld":
         return {"mse": "MSE", "spo+": "SPO+", "imle": "IMLE", "cave": "CaVE", "cave+": "CaVE+", "lava": "LAVA"}[spec["kind"]]
     m = {"spo+": "SPO+", "imle": "IMLE", "exact": "Exact"}[spec["method"]]
-    return f"LD({m}, {spec['mode']}, {spec['loss']})"
+    extra = ", scaled" if spec["scale"] != "none" else ""
+    return f"LD({m}, {spec['mode']}, {spec['loss']}{extra})"
 
 
 def run(setup: Setup, methods: list[str], seeds: list[int], *, solver: str = "highs", budget: float = 60.0,
         epochs: int = 100000, eval_every: int = 0, evaluations: int = 12, iterations: int = 300, lr: float | None = None,
-        count_construction: bool = False, curve_instances: int = 200, out: str | Path | None = None,
-        progress: bool = True) -> list[dict]:
+        count_construction: bool = False, curve_instances: int = 200, dual: dict[str, Any] | None = None,
+        out: str | Path | None = None, progress: bool = True) -> list[dict]:
     """Train every method for every seed; return (and save under ``out``) one row per run.
+
+    ``dual``: options of the LD training sets' dual solve (:class:`LDDataset`), e.g.
+    ``dict(independent=True)`` for the paper's one run per decomposition from μ = 1.
 
     Validation runs ``evaluations`` times per budget at training times doubling up to the budget
     (``eval_every=k``: every k epochs instead), so slow and fast methods get the same number of
@@ -143,7 +165,8 @@ def run(setup: Setup, methods: list[str], seeds: list[int], *, solver: str = "hi
     setup_s = time.perf_counter() - t0
     ld_data = None
     if any(s["kind"] == "ld" for s in specs.values()):
-        ld_data = LDDataset(setup.dec, *setup.train, iterations=iterations, cache=cache_dir, progress=progress)
+        ld_data = LDDataset(setup.dec, *setup.train, iterations=iterations, cache=cache_dir, progress=progress,
+                            **(dual or {}))
     opt_data = None
     if any(s["kind"] in ("spo+", "imle", "cave", "cave+", "lava") for s in specs.values()):
         structure = any(s["kind"] in ("cave", "cave+", "lava") for s in specs.values())
@@ -165,7 +188,8 @@ def run(setup: Setup, methods: list[str], seeds: list[int], *, solver: str = "hi
             elif spec["kind"] == "lava":
                 loss, data, mode = LAVALoss(setup.problem), opt_data, "static"
             else:
-                loss, data, mode = LDLoss(setup.dec, spec["method"], spec["loss"]), ld_data, spec["mode"]
+                loss = LDLoss(setup.dec, spec["method"], spec["loss"], scale=spec["scale"])
+                data, mode = ld_data, spec["mode"]
             train_budget = budget - construction if count_construction else budget
             if train_budget <= 0:
                 raise InputError(f"budget {budget} s is spent on multiplier construction ({construction:.1f} s)")
@@ -179,11 +203,12 @@ def run(setup: Setup, methods: list[str], seeds: list[int], *, solver: str = "hi
                                    setup.test[1], solver, optimum=test_opt)
             curve = budget_curve(setup, model, snaps, solver, curve_instances, test_opt)
             curves.extend(dict(problem=setup.name, size=setup.size, method=name, seed=seed, **c) for c in curve)
+            ref, ref_time = paper(setup.name, setup.size, name)
             row = dict(problem=setup.name, size=setup.size, method=name, label=label(name), seed=seed,
                        test_regret=100 * test, val_regret=100 * result.best_val, time_to_best=result.time_to_best,
                        wall_to_best=result.wall_to_best, multipliers_s=construction,
                        epochs=result.epochs, epochs_per_s=result.history[-1]["epochs_per_s"], budget=budget,
-                       solver=solver, paper=PAPER.get((setup.name, setup.size), {}).get(name))
+                       solver=solver, paper=ref, paper_time=ref_time)
             rows.append(row)
             if out:
                 name_ = stem(setup.name, setup.size, name, seed)
@@ -200,7 +225,7 @@ def run(setup: Setup, methods: list[str], seeds: list[int], *, solver: str = "hi
             save_rows(merge_rows(out / "curves.csv", curves), out / "curves.csv")
         (out / "table.md").write_text(table(merged))
         meta = dict(setup_s=setup_s, train=len(setup.train[1]), val=len(setup.val[1]), test=len(setup.test[1]),
-                    iterations=iterations, budget=budget, solver=solver, seeds=seeds)
+                    iterations=iterations, dual=dual or {}, budget=budget, solver=solver, seeds=seeds)
         (out / "meta.json").write_text(json.dumps(meta, indent=1))
     return rows
 
@@ -221,7 +246,8 @@ def save_rows(rows: list[dict], path: str | Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        fields = list(dict.fromkeys(k for r in rows for k in r))  # rows saved before a column was added
+        w = csv.DictWriter(fh, fieldnames=fields, restval="")
         w.writeheader()
         w.writerows(rows)
     return path
@@ -292,7 +318,7 @@ def mean_ci(values: list[float], level: float = 0.95) -> tuple[float, float]:
 def table(rows: list[dict]) -> str:
     """A Markdown table in Table 1's layout: regret % (mean ± 95% CI), time to best, epochs/s, paper."""
     lines = ["| problem | method | test regret % (mean ± 95% CI) | time to best (s) | multipliers (s) "
-             "| epochs/s | seeds | paper regret % |",
+             "| epochs/s | seeds | paper regret % (time to best s) |",
              "|---|---|---|---|---|---|---|---|"]
     groups: dict[tuple, list[dict]] = {}
     for r in rows:
@@ -301,10 +327,10 @@ def table(rows: list[dict]) -> str:
         m, h = mean_ci([r["test_regret"] for r in rs])
         t, _ = mean_ci([r["time_to_best"] for r in rs])
         eps, _ = mean_ci([r["epochs_per_s"] for r in rs])
-        paper = PAPER.get((prob, size), {}).get(method, rs[0].get("paper"))
+        pr, pt = paper(prob, size, method)
+        ref = "" if pr is None else f"{pr:.3f} ({pt:g})"
         lines.append(f"| {prob} n={size} | {label(method)} | {m:.3f} ± {h:.3f} | {t:.1f} | "
-                     f"{rs[0]['multipliers_s']:.1f} | {eps:.1f} | {len(rs)} | "
-                     f"{'' if paper in (None, '') else f'{float(paper):.3f}'} |")
+                     f"{rs[0]['multipliers_s']:.1f} | {eps:.1f} | {len(rs)} | {ref} |")
     return "\n".join(lines) + "\n"
 
 
@@ -341,9 +367,9 @@ def plot(out: str | Path) -> Path:
     stats = [mean_ci([r["test_regret"] for r in rows if r["method"] == m]) for m in methods]
     ax2.barh([label(m) for m in methods], [s[0] for s in stats], xerr=[s[1] for s in stats], color="tab:blue")
     for i, m in enumerate(methods):
-        paper = PAPER.get((rows[0]["problem"], int(rows[0]["size"])), {}).get(m)
-        if paper is not None:
-            ax2.plot(float(paper), i, "k|", markersize=14)
+        ref = paper(rows[0]["problem"], rows[0]["size"], m)[0]
+        if ref is not None:
+            ax2.plot(ref, i, "k|", markersize=14)
     ax2.set_xlabel("test relative regret (%)  (| = paper)")
     ax2.invert_yaxis()
     fig.tight_layout()
@@ -403,6 +429,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--evaluations", type=int, default=12, help="validations per budget")
     ap.add_argument("--eval-every", type=int, default=0)
     ap.add_argument("--iterations", type=int, default=300, help="subgradient iterations for the multipliers")
+    ap.add_argument("--dual", choices=["shared", "independent"], default="shared",
+                    help="one shared dual solve for all decompositions, or the paper's m runs from μ = 1")
+    ap.add_argument("--dual-step", choices=["polyak", "adam"], default="polyak")
     ap.add_argument("--train", type=int, default=None)
     ap.add_argument("--val", type=int, default=None)
     ap.add_argument("--test", type=int, default=None)
@@ -421,18 +450,20 @@ def main(argv: list[str] | None = None) -> list[dict]:
     rows = run(setup, a.methods, a.seeds, solver=a.solver, budget=a.budget, epochs=a.epochs,
                eval_every=a.eval_every, evaluations=a.evaluations, iterations=a.iterations, lr=a.lr,
                count_construction=a.count_construction, curve_instances=a.curve_instances,
-               out=a.out, progress=not a.quiet)
+               dual=dict(independent=a.dual == "independent", step=a.dual_step), out=a.out, progress=not a.quiet)
     report(rows, a.out)
     return rows
 
 
-def example(setup: Setup, methods: list[str], args: argparse.Namespace) -> list[dict]:
+def example(setup: Setup, methods: list[str], args: argparse.Namespace, *, dual: dict[str, Any] | None = None,
+            iterations: int = 300) -> list[dict]:
     """An example's run: ``args`` carries seeds, solver, budget and out; 8 validations per budget,
-    no budget curves (they cost test solves); then the table and the plots."""
+    no budget curves (they cost test solves); then the table and the plots. ``dual`` and
+    ``iterations`` set the LD training sets' dual solve (see :func:`run`)."""
     print(f"{setup.name} n={setup.size}: {len(setup.train[1])} train / {len(setup.val[1])} validation / "
           f"{len(setup.test[1])} test instances; solver {args.solver}; {args.budget:.0f} s of training per method")
     rows = run(setup, methods, args.seeds, solver=args.solver, budget=args.budget, evaluations=8, curve_instances=0,
-               out=args.out)
+               iterations=iterations, dual=dual, out=args.out)
     report(rows, args.out)
     return rows
 

@@ -26,6 +26,27 @@ def test_method_names_parse_and_reject():
     assert experiment.parse_method("spo+") == {"kind": "spo+"}
     with pytest.raises(ldopt.InputError, match="ld:<spo\\+\\|imle\\|exact>"):
         experiment.parse_method("ld:spo:static:L1")
+    assert experiment.parse_method("ld:imle:multiple:L1:scaled")["scale"] == "costs"
+    assert experiment.label("ld:imle:multiple:L1:scaled") == "LD(IMLE, multiple, L1, scaled)"
+    with pytest.raises(ldopt.InputError):
+        experiment.parse_method("ld:imle:multiple:L1:big")
+    # the paper's Table 1 (regret %, time to best s); a scaled variant is compared with its plain row
+    assert experiment.paper("knapsack", 100, "ld:imle:multiple:L2") == (2.376, 5293)
+    assert experiment.paper("knapsack", 100, "ld:imle:multiple:L1:scaled") == (2.807, 4813)
+    assert experiment.paper("portfolio", 400, "ld:exact:static:L2") == (1.992, 3614)
+    assert experiment.paper("portfolio", 50, "cave") == (None, None)
+
+
+def test_saved_rows_accumulate_across_columns(tmp_path):
+    path = tmp_path / "results.csv"
+    old = dict(problem="knapsack", size=10, method="mse", seed=0, test_regret=4.0)
+    experiment.save_rows([old], path)
+    new = dict(problem="knapsack", size=10, method="spo+", seed=0, test_regret=3.0, paper_time=4692)
+    merged = experiment.merge_rows(path, [new])
+    experiment.save_rows(merged, path)
+    back = experiment.load_rows(path)
+    assert [(r["method"], r["test_regret"], r["paper_time"]) for r in back] == [("mse", 4.0, None),
+                                                                              ("spo+", 3.0, 4692.0)]
 
 
 def test_runner_end_to_end_on_a_tiny_knapsack(tmp_path):
@@ -43,6 +64,21 @@ def test_runner_end_to_end_on_a_tiny_knapsack(tmp_path):
     again = experiment.table(experiment.load_rows(out / "results.csv"))
     assert again == (out / "table.md").read_text()
     assert "LD(SPO+, static, L1)" in again and "| knapsack n=15 |" in again
+
+
+def test_runner_passes_the_dual_options_to_the_training_sets(tmp_path):
+    import json
+
+    args = ["knapsack", "--size", "12", "--train", "16", "--val", "6", "--test", "6", "--methods",
+            "ld:spo+:multiple:L1", "--budget", "0.3", "--epochs", "2", "--iterations", "15", "--quiet"]
+    experiment.main([*args, "--out", str(tmp_path / "shared")])
+    experiment.main([*args, "--dual", "independent", "--out", str(tmp_path / "indep")])
+    metas = [json.loads((tmp_path / k / "meta.json").read_text()) for k in ("shared", "indep")]
+    assert [m["dual"]["independent"] for m in metas] == [False, True]
+    # each run's training set was built (and cached) by its own kind of dual solve
+    headers = [json.loads(next((tmp_path / k / "cache").glob("lddata-*.json")).read_text())
+               for k in ("shared", "indep")]
+    assert [h["settings"]["independent"] for h in headers] == [False, True]
 
 
 def test_runner_portfolio_exact(tmp_path):

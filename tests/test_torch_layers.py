@@ -192,6 +192,33 @@ def test_ld_regret_is_zero_at_the_true_costs_and_positive_otherwise():
         assert (bad >= -1e-9).all() and bad.sum() > 0
 
 
+def test_scaled_main_subproblem_is_the_same_problem_in_other_units():
+    # scale="costs" multiplies w and λ_d by s = mean|c| / mean|λ_d|: SPO+ is positively homogeneous,
+    # so L1 becomes s × L1 (values and gradients), and the reported regret does not change at all.
+    dec, data = mkp()
+    r = dec.dual(data.costs, iterations=50, progress=False)
+    d = 2
+    lam = r.main_objective(d)
+    batch = dict(index=torch.arange(8), d=d, costs=torch.as_tensor(data.costs),
+                 main_objective=torch.as_tensor(lam), main_solution=torch.as_tensor(r.main_solution(d)))
+    s = np.abs(data.costs).mean(1) / np.abs(lam).mean(1)
+    assert (s > 1.5).all()  # the shared solve's λ_d is smaller than the costs (m = 3 blocks here)
+    pred = torch.as_tensor(data.costs + np.random.default_rng(1).normal(0, 2.0, data.costs.shape))
+    out = {}
+    for scale in ("none", "costs"):
+        loss = lt.LDLoss(dec, "spo+", "L1", scale=scale)
+        a = pred.clone().requires_grad_(True)
+        v = loss.per_instance(a, batch)
+        v.sum().backward()
+        out[scale] = (v.detach().numpy(), a.grad.numpy(), loss.regret(pred, batch).numpy())
+    assert out["none"][0].sum() > 0
+    np.testing.assert_allclose(out["costs"][0], s * out["none"][0], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(out["costs"][1], s[:, None] * out["none"][1], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(out["costs"][2], out["none"][2], atol=1e-12)
+    with pytest.raises(ldopt.InputError, match="scale: expected one of"):
+        lt.LDLoss(dec, "imle", "L1", scale="lambda")
+
+
 def test_mixed_decompositions_in_one_batch_use_each_main_block():
     dec, data = mkp()
     r = dec.dual(data.costs, iterations=30, progress=False)
