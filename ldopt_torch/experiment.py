@@ -6,9 +6,12 @@ method through the one trainer, results as JSON/CSV, a Table-1-style Markdown ta
 
 Methods: ``mse``; ``spo+`` and ``imle`` on the full problem (PyEPO losses over our adapter);
 ``cave``, ``cave+`` and ``lava`` (solver-free, over the true optima; linear problems);
-``ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>`` — the paper's LD methods. A run's budget
-bounds training time; for LD methods the multiplier construction is reported beside it
+``ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>`` — the paper's LD methods (a ``:scaled``
+suffix rescales the main subproblem, :class:`LDLoss` ``scale="costs"``). A run's budget bounds
+training time; for LD methods the multiplier construction is reported beside it
 (``multipliers_s``) and, with ``--count-construction``, counted inside the budget (the paper's "=").
+``--dual independent`` trains on the paper's m dual runs from μ = 1 instead of the shared solve:
+they leave λ_d at the scale of the costs and train markedly better (README, "Which multipliers").
 """
 
 from __future__ import annotations
