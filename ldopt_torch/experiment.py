@@ -65,8 +65,9 @@ PAPER: dict[tuple[str, int], dict[str, tuple[float, float]]] = {
 
 
 def paper(problem: str, size: int, method: str) -> tuple[float | None, float | None]:
-    """The paper's (regret %, time to best s) for a method, or ``(None, None)``."""
-    return PAPER.get((problem, int(size)), {}).get(paper_key(method), (None, None))
+    """The paper's (regret %, time to best s) for a method, or ``(None, None)``; a ``:scaled``
+    variant is compared with its plain row."""
+    return PAPER.get((problem, int(size)), {}).get(method.removesuffix(":scaled"), (None, None))
 
 
 BASELINES = ("mse", "spo+", "imle", "cave", "cave+", "lava")
@@ -129,11 +130,6 @@ def parse_method(name: str) -> dict[str, Any]:
                          f"ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>[:scaled], got {name!r}")
     return dict(kind="ld", method=parts[1], mode=parts[2], loss=parts[3],
                 scale="costs" if len(parts) == 5 else "none")
-
-
-def paper_key(name: str) -> str:
-    """The paper's row for a method (a ``:scaled`` variant is compared with its plain row)."""
-    return name.removesuffix(":scaled")
 
 
 def label(name: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -67,8 +68,6 @@ def test_runner_end_to_end_on_a_tiny_knapsack(tmp_path):
 
 
 def test_runner_passes_the_dual_options_to_the_training_sets(tmp_path):
-    import json
-
     args = ["knapsack", "--size", "12", "--train", "16", "--val", "6", "--test", "6", "--methods",
             "ld:spo+:multiple:L1", "--budget", "0.3", "--epochs", "2", "--iterations", "15", "--quiet"]
     experiment.main([*args, "--out", str(tmp_path / "shared")])
