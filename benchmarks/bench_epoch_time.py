@@ -64,8 +64,10 @@ def main() -> None:
 
     rows = {}
     rows["LD(SPO+, static, L1)"] = epoch_seconds(warm, ld, lt.LDLoss(dec, "spo+", "L1"), args.ld_epochs)
-    print(f"LD(SPO+, static, L1): {rows['LD(SPO+, static, L1)'] * 1e3:.2f} ms/epoch "
-          f"(multipliers built once in {construction:.1f} s)")
+    print(
+        f"LD(SPO+, static, L1): {rows['LD(SPO+, static, L1)'] * 1e3:.2f} ms/epoch "
+        f"(multipliers built once in {construction:.1f} s)"
+    )
     for solver in ("highs", "gurobi"):
         avail = ldopt.solvers.registry.availability(p.compiled, solver)
         if not avail:
@@ -76,8 +78,8 @@ def main() -> None:
         rows[f"SPO+ full problem [{solver}, PyEPO + adapter]"] = secs
         print(f"SPO+ full problem [{solver}]: {secs:.2f} s/epoch")
     try:
-        import pyepo.func
-        from pyepo.model.grb import knapsackModel
+        import pyepo.func  # noqa: PLC0415 - optional: PyEPO's own Gurobi model, where licensed
+        from pyepo.model.grb import knapsackModel  # noqa: PLC0415
 
         native = knapsackModel(d.weights, d.capacities)
         native.setObj(d.costs[0])
@@ -91,7 +93,7 @@ def main() -> None:
 
         rows["SPO+ full problem [PyEPO knapsackModel, gurobipy]"] = epoch_seconds(warm, opt, Native(), args.full_epochs)
         print(f"SPO+ PyEPO knapsackModel: {rows['SPO+ full problem [PyEPO knapsackModel, gurobipy]']:.2f} s/epoch")
-    except Exception as exc:  # noqa: BLE001 - license-limited or missing gurobipy: report, go on
+    except Exception as exc:
         print(f"SPO+ PyEPO knapsackModel: skipped ({type(exc).__name__}: {exc})")
 
     base = rows["LD(SPO+, static, L1)"]
@@ -103,8 +105,18 @@ def main() -> None:
     if target is not None:
         print(f"target >= 300x against HiGHS: {'met' if target >= 300 else 'MISSED'} ({target:,.0f}x)")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(dict(items=args.items, instances=args.instances, seconds_per_epoch=rows,
-                                              ratios=ratios, multiplier_construction_s=construction), indent=1))
+    Path(args.out).write_text(
+        json.dumps(
+            dict(
+                items=args.items,
+                instances=args.instances,
+                seconds_per_epoch=rows,
+                ratios=ratios,
+                multiplier_construction_s=construction,
+            ),
+            indent=1,
+        )
+    )
     print(f"saved {args.out}")
 
 

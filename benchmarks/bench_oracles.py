@@ -45,9 +45,15 @@ def knapsack_row(n: int, instances: int, highs_instances: int, rng) -> dict:
     t_highs = (time.perf_counter() - t0) / highs_instances
     ours = (oracle.argmax(sub) * sub).sum(axis=1)
     agree = bool(np.allclose(ours, ref.objective, atol=1e-5))
-    return dict(n=n, oracle_batched_us=1e6 * t_batch, oracle_per_call_us=1e6 * t_call,
-                highs_per_call_us=1e6 * t_highs, ratio_batched=t_highs / t_batch,
-                ratio_per_call=t_highs / t_call, same_objectives=agree)
+    return dict(
+        n=n,
+        oracle_batched_us=1e6 * t_batch,
+        oracle_per_call_us=1e6 * t_call,
+        highs_per_call_us=1e6 * t_highs,
+        ratio_batched=t_highs / t_batch,
+        ratio_per_call=t_highs / t_call,
+        same_objectives=agree,
+    )
 
 
 def risk_block(n: int, instances: int, rng) -> dict:
@@ -67,9 +73,15 @@ def risk_block(n: int, instances: int, rng) -> dict:
     rel = float(np.max(np.abs(ours - ref.objective) / np.abs(ref.objective)))
     R = 2.25 * cov.mean()
     risk = lambda X: float(np.max(np.einsum("bi,ij,bj->b", X, cov, X) / R - 1))  # noqa: E731
-    return dict(n=n, oracle_ms=1e3 * t_oracle, clarabel_ms=1e3 * t_cvx, ratio=t_cvx / t_oracle,
-                max_rel_diff_vs_clarabel=rel, oracle_risk_excess=risk(oracle.argmax(lam)),
-                clarabel_risk_excess=risk(ref.x))
+    return dict(
+        n=n,
+        oracle_ms=1e3 * t_oracle,
+        clarabel_ms=1e3 * t_cvx,
+        ratio=t_cvx / t_oracle,
+        max_rel_diff_vs_clarabel=rel,
+        oracle_risk_excess=risk(oracle.argmax(lam)),
+        clarabel_risk_excess=risk(ref.x),
+    )
 
 
 def main() -> None:
@@ -83,13 +95,17 @@ def main() -> None:
     rows = [knapsack_row(n, args.instances, args.highs_instances, rng) for n in (100, 200, 300)]
     print("knapsack row         oracle batched   oracle per call   highspy per call   ratio (batched / per call)")
     for r in rows:
-        print(f"  n = {r['n']:3d}            {r['oracle_batched_us']:8.1f} us      {r['oracle_per_call_us']:8.1f} us"
-              f"       {r['highs_per_call_us']:9.1f} us     {r['ratio_batched']:7.0f}x / {r['ratio_per_call']:5.0f}x"
-              f"   agree: {r['same_objectives']}")
+        print(
+            f"  n = {r['n']:3d}            {r['oracle_batched_us']:8.1f} us      {r['oracle_per_call_us']:8.1f} us"
+            f"       {r['highs_per_call_us']:9.1f} us     {r['ratio_batched']:7.0f}x / {r['ratio_per_call']:5.0f}x"
+            f"   agree: {r['same_objectives']}"
+        )
     q = risk_block(400, args.portfolio_instances, rng)
-    print(f"portfolio risk block n = 400: oracle {q['oracle_ms']:.2f} ms, CVXPY/Clarabel {q['clarabel_ms']:.1f} ms"
-          f" -> {q['ratio']:.0f}x\n  max rel. objective difference {q['max_rel_diff_vs_clarabel']:.1e}; relative"
-          f" risk-row excess: oracle {q['oracle_risk_excess']:.1e}, Clarabel {q['clarabel_risk_excess']:.1e}")
+    print(
+        f"portfolio risk block n = 400: oracle {q['oracle_ms']:.2f} ms, CVXPY/Clarabel {q['clarabel_ms']:.1f} ms"
+        f" -> {q['ratio']:.0f}x\n  max rel. objective difference {q['max_rel_diff_vs_clarabel']:.1e}; relative"
+        f" risk-row excess: oracle {q['oracle_risk_excess']:.1e}, Clarabel {q['clarabel_risk_excess']:.1e}"
+    )
     print("targets: knapsack >= 100x at n = 300; risk block >= 20x")
     if args.json:
         with open(args.json, "w") as f:

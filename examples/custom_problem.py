@@ -29,15 +29,16 @@ import ldopt_torch as lt
 
 def gap_model(weights: np.ndarray, capacities: np.ndarray) -> pyo.ConcreteModel:
     """The GAP with mutable costs ``m.c[i, j]``."""
-    I, J = weights.shape
+    agents, jobs = weights.shape
     m = pyo.ConcreteModel(name="generalized assignment")
-    m.I, m.J = pyo.RangeSet(0, I - 1), pyo.RangeSet(0, J - 1)
+    m.I, m.J = pyo.RangeSet(0, agents - 1), pyo.RangeSet(0, jobs - 1)
     m.c = pyo.Param(m.I, m.J, mutable=True, initialize=0.0)
     m.x = pyo.Var(m.I, m.J, domain=pyo.Binary)
     m.obj = pyo.Objective(expr=sum(m.c[i, j] * m.x[i, j] for i in m.I for j in m.J), sense=pyo.minimize)
     m.assign = pyo.Constraint(m.J, rule=lambda m, j: sum(m.x[i, j] for i in m.I) == 1)
     m.capacity = pyo.Constraint(
-        m.I, rule=lambda m, i: sum(int(weights[i, j]) * m.x[i, j] for j in m.J) <= int(capacities[i]))
+        m.I, rule=lambda m, i: sum(int(weights[i, j]) * m.x[i, j] for j in m.J) <= int(capacities[i])
+    )
     return m
 
 
@@ -67,17 +68,31 @@ def main() -> None:
     data = lt.LDDataset(dec, F[train], C[train], iterations=300)
     exact = problem.solve(C[train][:20], solver="highs").objective
     gap = np.mean((exact - data.bound[:20]) / np.abs(exact))
-    print(f"multipliers for {len(data)} instances × {dec.num_blocks} decompositions in "
-          f"{data.construction_seconds:.1f} s; the LD lower bound is {gap:.2%} below the optimum "
-          "(mean over 20 instances solved exactly)")
+    print(
+        f"multipliers for {len(data)} instances × {dec.num_blocks} decompositions in "
+        f"{data.construction_seconds:.1f} s; the LD lower bound is {gap:.2%} below the optimum "
+        "(mean over 20 instances solved exactly)"
+    )
 
     results = {}
-    for name, loss, mode in [("MSE", lt.MSELoss(), "static"),
-                             ("LD(SPO+, multiple, L1)", lt.LDLoss(dec, "spo+", "L1"), "multiple")]:
+    for name, loss, mode in [
+        ("MSE", lt.MSELoss(), "static"),
+        ("LD(SPO+, multiple, L1)", lt.LDLoss(dec, "spo+", "L1"), "multiple"),
+    ]:
         torch.manual_seed(0)
         net = torch.nn.Linear(F.shape[1], problem.num_costs)
-        out = lt.fit(net, data, loss, mode=mode, epochs=300, time_budget=20, val=(F[val], C[val]),
-                     eval_interval=2.0, lr=1e-2, solver="highs")
+        out = lt.fit(
+            net,
+            data,
+            loss,
+            mode=mode,
+            epochs=300,
+            time_budget=20,
+            val=(F[val], C[val]),
+            eval_interval=2.0,
+            lr=1e-2,
+            solver="highs",
+        )
         with torch.no_grad():
             pred = out.model(torch.as_tensor(F[test], dtype=torch.float32))
         results[name] = (lt.relative_regret(problem, pred, C[test], solver="highs"), out)

@@ -7,9 +7,8 @@ instance per step), LD(SPO+, multiple, L1) and LD(IMLE, multiple, L2) under the 
 budget, and prints a Table-1-style table: test relative regret, time to the best validation model,
 epochs per second. Results, training histories, the table and a plot go to ``results/knapsack``.
 
-The LD multipliers come from the paper's independent dual runs (one per decomposition, from
-μ = 1, 100 Polyak steps): they cost about 3× the shared solve but leave each main objective λ_d
-at the scale of the costs, and train markedly better (README, "Which multipliers").
+The LD multipliers are ``LDDataset``'s default: one joint μ-form run of 30 Polyak steps that
+serves every decomposition (README, "Which multipliers to train on").
 
     python examples/knapsack.py              # about five minutes on 2 cores
     python examples/knapsack.py --budget 20  # quicker
@@ -28,11 +27,15 @@ def main() -> None:
     ap.add_argument("--budget", type=float, default=30.0, help="training seconds per method")
     ap.add_argument("--solver", default="highs")
     ap.add_argument("--seeds", nargs="+", type=int, default=[0])
+    ap.add_argument("--workers", type=int, default=None, help="threads (default: every core)")
     ap.add_argument("--out", default="results/knapsack")
     a = ap.parse_args()
     setup = experiment.knapsack_setup(a.items, train=200, val=50, test=200)
-    experiment.example(setup, ["mse", "spo+", "ld:spo+:multiple:L1", "ld:imle:multiple:L2"], a,
-                       dual=dict(independent=True), iterations=100)
+    experiment.example(
+        setup,
+        ["mse", "spo+", "ld:spo+:multiple:L1", "ld:imle:multiple:L2"],
+        a,
+    )
 
 
 if __name__ == "__main__":

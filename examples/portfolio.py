@@ -23,6 +23,7 @@ def main() -> None:
     ap.add_argument("--test", type=int, default=1000)
     ap.add_argument("--solver", default="cvxpy")
     ap.add_argument("--seeds", nargs="+", type=int, default=[0])
+    ap.add_argument("--workers", type=int, default=None, help="threads (default: every core)")
     ap.add_argument("--out", default="results/portfolio")
     a = ap.parse_args()
     setup = experiment.portfolio_setup(a.assets, test=a.test)

@@ -1,6 +1,8 @@
 """ldopt: decision-focused learning at scale through Lagrangian decomposition (no torch here)."""
 
-from . import cache, parallel, problems, regret, solvers
+from . import cache, parallel, problems, regret, solvers, threads
+from .decomposition import Block, Decomposition, decompose
+from .dual import DualResult
 from .errors import (
     CacheError,
     ConstraintError,
@@ -12,26 +14,24 @@ from .errors import (
     ObjectiveError,
     SolverError,
     SolverUnavailableError,
+    TornCacheError,
     VariableError,
 )
-from .decomposition import Block, Decomposition, decompose
-from .dual import DualResult
 from .problem import Problem
 from .solution import Solution
-from .solvers import Availability, SolverOptions
+from .solvers import Availability, SolverOptions, Status
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Availability",
     "Block",
-    "Decomposition",
-    "DualResult",
-    "decompose",
     "CacheError",
     "ConstraintError",
     "CostParamError",
+    "Decomposition",
     "DecompositionError",
+    "DualResult",
     "InputError",
     "LdoptError",
     "ModelError",
@@ -41,10 +41,14 @@ __all__ = [
     "SolverError",
     "SolverOptions",
     "SolverUnavailableError",
+    "Status",
+    "TornCacheError",
     "VariableError",
     "cache",
+    "decompose",
     "parallel",
     "problems",
     "regret",
     "solvers",
+    "threads",
 ]

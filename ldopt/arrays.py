@@ -14,7 +14,12 @@ def as_batch(values: Any, width: int, name: str, allow_nan: bool = False) -> tup
     if hasattr(values, "detach"):  # a torch tensor, without importing torch
         values = values.detach().cpu().numpy()
     try:
-        arr = np.asarray(values, dtype=float)
+        raw = np.asarray(values)
+        if raw.dtype.kind == "c":
+            raise InputError(f"{name}: expected real numbers, got complex values (dtype {raw.dtype})")
+        if raw.dtype.kind not in "biuf":
+            raise TypeError(f"dtype {raw.dtype}")
+        arr = raw.astype(float)
     except (TypeError, ValueError) as exc:
         raise InputError(f"{name}: expected numbers of shape ({width},) or (B, {width}); {exc}") from None
     single = arr.ndim == 1
@@ -27,6 +32,24 @@ def as_batch(values: Any, width: int, name: str, allow_nan: bool = False) -> tup
         where = f"instance {bad[0]}, entry {bad[1]}"
         raise InputError(f"{name}: expected finite values, got {arr[tuple(bad)]} at {where}")
     return arr, single
+
+
+def vector(values: Any, length: int, name: str, allow_inf: bool = False) -> np.ndarray:
+    """``values`` as a float64 ``(length,)`` array of non-NaN (and, unless ``allow_inf``, finite) numbers."""
+    if hasattr(values, "detach"):  # a torch tensor, without importing torch
+        values = values.detach().cpu().numpy()
+    try:
+        raw = np.asarray(values)
+    except (TypeError, ValueError):
+        raw = np.asarray(None, dtype=object)
+    if raw.dtype.kind not in "iuf" or raw.shape != (length,):
+        got = f"shape {raw.shape}, dtype {raw.dtype}" if raw.dtype.kind != "O" else type(values).__name__
+        raise InputError(f"{name}: expected {length} numbers (shape ({length},)), got {got}")
+    v = raw.astype(float)
+    bad = np.isnan(v) if allow_inf else ~np.isfinite(v)
+    if bad.any():
+        raise InputError(f"{name}: expected {'non-NaN' if allow_inf else 'finite'} values, got {v[bad][0]}")
+    return v
 
 
 def broadcast_pair(a: np.ndarray, b: np.ndarray, names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:

@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from .errors import CacheError
+from .errors import CacheError, TornCacheError
 
 FORMAT = "ldopt-cache/1"
+_savez: Any = np.savez  # the arrays' names are keyword arguments, which numpy's stub cannot type
 
 
 def digest(*parts: Any) -> str:
@@ -71,9 +72,16 @@ def save(path: str | Path, arrays: dict[str, np.ndarray], header: dict[str, Any]
     """
     path = Path(path)
     header = {**header, "format": FORMAT, "arrays_digest": digest(arrays)}
-    _atomic_write(path, lambda fh: np.savez(fh, **arrays))
-    _atomic_write(path.with_suffix(path.suffix + ".json"),
-                  lambda fh: fh.write(json.dumps(header, indent=1, sort_keys=True).encode()))
+    try:
+        _atomic_write(path, lambda fh: _savez(fh, **arrays))
+        _atomic_write(
+            path.with_suffix(path.suffix + ".json"),
+            lambda fh: fh.write(json.dumps(header, indent=1, sort_keys=True).encode()),
+        )
+    except OSError as exc:  # a full disk, a quota, a read-only folder: nothing half-written is left
+        raise CacheError(
+            f"cannot write cache {path} ({exc.strerror or exc}); free some space or choose another cache folder"
+        ) from exc
     return path
 
 
@@ -85,8 +93,9 @@ def _short(v: Any) -> str:
 def load(path: str | Path, expect: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
     """The arrays and header at ``path``, or ``None`` when there is no entry.
 
-    Raises :class:`CacheError` when the entry is corrupt, or when a header field differs from
-    ``expect`` (the entry was written by another problem, data or settings).
+    Raises :class:`TornCacheError` when the entry is unreadable or half written, and
+    :class:`CacheError` when a header field differs from ``expect`` (the entry was written by
+    another problem, data or settings).
     """
     path = Path(path)
     meta = path.with_suffix(path.suffix + ".json")
@@ -97,10 +106,11 @@ def load(path: str | Path, expect: dict[str, Any] | None = None) -> tuple[dict[s
         with np.load(path, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
     except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as exc:
-        raise CacheError(f"cache {path} is unreadable ({exc}); delete it to recompute") from None
+        raise TornCacheError(f"cache {path} is unreadable ({exc}); delete it to recompute") from None
     if header.get("format") != FORMAT or header.get("arrays_digest") != digest(arrays):
-        raise CacheError(f"cache {path} is corrupt or incomplete (its arrays do not match its header); "
-                         "delete it to recompute")
+        raise TornCacheError(
+            f"cache {path} is corrupt or incomplete (its arrays do not match its header); delete it to recompute"
+        )
     for key, want in (expect or {}).items():
         if header.get(key) != want:
             raise CacheError(

@@ -26,19 +26,20 @@ lower bounds for a minimisation; ``λ`` sum to the user's ``q(c)``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from .compile import CompiledModel, Row
+from .blocks import check_bounded, groups_of
+from .compiled import CompiledModel
 from .errors import DecompositionError, SolverUnavailableError
 from .oracles import fit_oracle
 from .oracles.base import Oracle
 from .problem import Problem
-from .solvers import registry
+from .pyomo_build import linear_objective_model
 from .solvers.base import OPTIMAL
 
 
@@ -67,7 +68,7 @@ class BlockSolver:
     def __init__(self, block: Block, name: str) -> None:
         self.block = block
         self.oracle: Oracle | None = None
-        self.name = name
+        self.name = self.requested = name
         if name in ("auto", "oracle"):
             self.oracle = fit_oracle(block.compiled)
             if self.oracle is None and name == "oracle":
@@ -77,8 +78,8 @@ class BlockSolver:
                 )
         if self.oracle is not None:
             self.name = self.oracle.name
-            if hasattr(self.oracle, "fallback"):
-                self.oracle.fallback = lambda lam: self._registry_argmax(lam, "auto")
+            oracle = self.oracle
+            oracle.fallback = lambda lam: self._registry_argmax(lam, oracle.fallback_solver)
         else:
             self.name, _ = block.problem.session(name)
 
@@ -92,11 +93,23 @@ class BlockSolver:
             )
         return s.x
 
-    def argmax(self, lam: np.ndarray) -> np.ndarray:
-        """Optimal copies ``(B, n)`` for objectives ``lam`` ``(B, n)`` (maximisation form)."""
+    def describe(self) -> str:
+        """How this block is solved: its exact oracle and method, or the solver that runs it."""
         if self.oracle is not None:
-            return self.oracle.solve(lam)
-        return self._registry_argmax(lam, self.name)
+            return f"{self.oracle.name}: {self.oracle.describe()}"
+        why = "no exact oracle fits this block" if self.requested == "auto" else "the solver named for this block"
+        return f"{self.name}: {why}"
+
+    def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Optimal copies ``(B, n)`` for objectives ``lam`` ``(B, n)`` (maximisation form), written
+        into ``out`` when given."""
+        if self.oracle is not None:
+            return self.oracle.argmax(lam, out)
+        x = self._registry_argmax(lam, self.name)
+        if out is not None:
+            out[...] = x
+            return out
+        return x
 
 
 @dataclass
@@ -114,6 +127,7 @@ class Block:
         self.problem = Problem(self.compiled)
 
     def describe(self) -> str:
+        """The block's rows, by name (the first three and a count)."""
         names = [r.name for r in self.compiled.rows]
         return ", ".join(names[:3]) + (f", … ({len(names)} rows)" if len(names) > 3 else "")
 
@@ -134,35 +148,7 @@ class Block:
         ``model.c`` (mutable Param over ``model.I``) holds the objective coefficients ``λ_k``;
         ``model.x[j]`` is the parent problem's variable ``j`` (``parent.var_names[j]``).
         """
-        import pyomo.environ as pyo  # noqa: PLC0415
-
-        cm = self.compiled
-        n = cm.num_vars
-        m = pyo.ConcreteModel(name=f"block {self.index}")
-        m.I = pyo.RangeSet(0, n - 1)
-        m.c = pyo.Param(m.I, mutable=True, initialize=0.0)
-        domain = {"C": pyo.Reals, "I": pyo.Integers, "B": pyo.Binary}
-
-        def bounds(_, j):
-            lo, hi = cm.var_lb[j], cm.var_ub[j]
-            return (None if not np.isfinite(lo) else float(lo), None if not np.isfinite(hi) else float(hi))
-
-        m.x = pyo.Var(m.I, domain=lambda _, j: domain[cm.var_type[j]], bounds=bounds)
-        sense = pyo.maximize if self.parent.sense == "max" else pyo.minimize
-        m.obj = pyo.Objective(expr=sum(m.c[j] * m.x[j] for j in m.I), sense=sense)
-        m.rows = pyo.ConstraintList()
-        for row in cm.rows:
-            body = sum(float(a) * m.x[int(j)] for j, a in zip(row.index, row.coef))
-            if row.P is not None:
-                ii, jj = np.nonzero(row.P)
-                body = body + sum(float(row.P[i, j]) * m.x[int(i)] * m.x[int(j)] for i, j in zip(ii, jj))
-            if row.is_equality:
-                m.rows.add(body == float(row.hi))
-            else:
-                lo = float(row.lo) if np.isfinite(row.lo) else None
-                hi = float(row.hi) if np.isfinite(row.hi) else None
-                m.rows.add(pyo.inequality(lo, body, hi))
-        return m
+        return linear_objective_model(self.compiled, self.parent.sense, name=f"block {self.index}")
 
 
 class Decomposition:
@@ -172,7 +158,7 @@ class Decomposition:
         self.problem = problem
         self.blocks = [Block(k, rows, _block_model(problem, rows), problem) for k, rows in enumerate(groups)]
         for b in self.blocks:
-            _check_bounded(b)
+            check_bounded(b)
 
     @property
     def key(self) -> str:
@@ -185,123 +171,66 @@ class Decomposition:
 
     @property
     def num_blocks(self) -> int:
+        """``m``: the number of blocks."""
         return len(self.blocks)
 
     @property
     def num_vars(self) -> int:
+        """``n``: the problem's variables (every block has a copy of all of them)."""
         return self.problem.num_vars
 
     def block(self, k: int) -> Block:
-        if not isinstance(k, (int, np.integer)) or not 0 <= k < self.num_blocks:
+        """Block ``k`` (an index in ``[0, m)``)."""
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k < self.num_blocks:
             raise DecompositionError(f"block: expected an index in [0, {self.num_blocks}), got {k!r}")
         return self.blocks[int(k)]
 
     def __repr__(self) -> str:
         return f"Decomposition({self.num_blocks} blocks of {self.problem!r})"
 
-    def block_solvers(self, solver: str | Sequence[str] | dict[int, str] = "auto") -> list[BlockSolver]:
-        """One solver per block: a name for all, a list with one per block, or ``{block: name}``."""
+    def describe(self, solver: Any = "auto") -> str:
+        """One line per block: its rows, and the oracle (or solver) that ``solver`` gives it."""
+        lines = [f"{self!r}:"]
+        for b, s in zip(self.blocks, self.block_solvers(solver), strict=True):
+            lines.append(f"  block {b.index} [{b.describe()}] — {s.describe()}")
+        return "\n".join(lines)
+
+    def block_solvers(self, solver: Any = "auto") -> list[BlockSolver]:
+        """One solver per block: a name for all, a list with one per block, or ``{block: name}``
+        (also as ``(block, name)`` pairs, as :class:`~ldopt.dual.DualSettings` keeps it)."""
         m = self.num_blocks
         if isinstance(solver, str):
             names = [solver] * m
-        elif isinstance(solver, dict):
-            names = [solver.get(k, "auto") for k in range(m)]
+        elif isinstance(solver, dict) or (solver and all(isinstance(s, tuple) for s in solver)):
+            given: dict[int, str] = dict(solver)
+            bad = [k for k in given if not isinstance(k, (int, np.integer)) or not 0 <= k < m]
+            if bad:
+                raise DecompositionError(f"solver: expected block indices in [0, {m}), got {bad}")
+            names = [given.get(k, "auto") for k in range(m)]
         else:
             names = list(solver)
             if len(names) != m:
                 raise DecompositionError(f"solver: expected one name per block ({m}), got {len(names)}")
-        return [b.solver(nm) for b, nm in zip(self.blocks, names)]
+        return [b.solver(nm) for b, nm in zip(self.blocks, names, strict=True)]
 
-    def dual(self, costs: Any, iterations: int = 300, **kwargs: Any):
-        """Optimise the multipliers for a batch of cost vectors; see :func:`ldopt.dual.solve_dual`."""
-        from .dual import solve_dual  # noqa: PLC0415
+    def dual(self, costs: Any, iterations: int = 300, **kwargs: Any) -> Any:
+        """Optimise the multipliers for a batch of cost vectors; see :func:`ldopt.dual.solve_dual`.
 
-        return solve_dual(self, costs, iterations=iterations, **kwargs)
-
-
-def _groups(problem: Problem, blocks: Any) -> list[list[int]]:
-    rows = problem.compiled.rows
-    if blocks is None:
-        return [[k] for k in range(len(rows))]
-    if isinstance(blocks, str):
-        if blocks != "component":
-            raise DecompositionError(f"blocks: expected None, 'component' or a list of groups, got {blocks!r}")
-        order: dict[str, list[int]] = {}
-        for k, row in enumerate(rows):
-            order.setdefault(row.component, []).append(k)
-        return list(order.values())
-    by_name = {row.name: k for k, row in enumerate(rows)}
-    comps: dict[str, list[int]] = {}
-    for k, row in enumerate(rows):
-        comps.setdefault(row.component, []).append(k)
-    groups = []
-    for g in blocks:
-        items = [g] if isinstance(g, (str, int, np.integer)) else list(g)
-        idx: list[int] = []
-        for it in items:
-            if isinstance(it, (int, np.integer)) and 0 <= it < len(rows):
-                idx.append(int(it))
-            elif isinstance(it, str) and it in by_name:
-                idx.append(by_name[it])
-            elif isinstance(it, str) and it in comps:
-                idx.extend(comps[it])
-            else:
-                raise DecompositionError(
-                    f"blocks: {it!r} is neither a row index in [0, {len(rows)}), a row name nor a "
-                    f"constraint component name (components: {', '.join(comps)})"
-                )
-        groups.append(sorted(set(idx)))
-    seen = [k for g in groups for k in g]
-    dup = {k for k in seen if seen.count(k) > 1}
-    if dup:
-        raise DecompositionError(f"blocks: rows {sorted(rows[k].name for k in dup)} are in several blocks")
-    missing = sorted(set(range(len(rows))) - set(seen))
-    if missing:
-        raise DecompositionError(
-            f"blocks: rows {[rows[k].name for k in missing[:5]]} are in no block; every row must be in one"
-        )
-    if any(not g for g in groups):
-        raise DecompositionError("blocks: a group is empty")
-    return groups
+        The algorithm depends on this data class, not the reverse: :mod:`ldopt.dual` installs
+        itself here when imported (``import ldopt`` does).
+        """
+        if _DUAL_SOLVER is None:
+            raise DecompositionError("dec.dual needs the dual solver: import ldopt (or ldopt.dual) first")
+        return _DUAL_SOLVER(self, costs, iterations=iterations, **kwargs)
 
 
-def _check_bounded(block: Block) -> None:
-    """Raise if ``max λ·x`` over the block can be unbounded: its recession cone must be {0}."""
-    cm = block.compiled
-    free_lo, free_hi = ~np.isfinite(cm.var_lb), ~np.isfinite(cm.var_ub)
-    if not (free_lo.any() or free_hi.any()):
-        return
-    n = cm.num_vars
-    cone: list[Row] = []
-    for row in cm.rows:
-        hi = 0.0 if np.isfinite(row.hi) else np.inf
-        lo = 0.0 if np.isfinite(row.lo) else -np.inf
-        cone.append(Row(row.name, row.component, row.index, row.coef, lo, hi))
-        if row.P is not None:  # directions of recession of x'Px + a·x <= u satisfy P d = 0
-            for i in range(n):
-                nz = np.flatnonzero(row.P[i])
-                if len(nz):
-                    cone.append(Row(row.name, row.component, nz, row.P[i, nz], 0.0, 0.0))
-    model = replace(
-        cm,
-        var_lb=np.where(free_lo, -1.0, 0.0),
-        var_ub=np.where(free_hi, 1.0, 0.0),
-        var_type=np.full(n, "C"),
-        rows=cone,
-    )
-    probe = Problem(model)
-    dirs = [(j, 1.0) for j in np.flatnonzero(free_hi)] + [(j, -1.0) for j in np.flatnonzero(free_lo)]
-    lam = np.zeros((len(dirs), n))
-    for r, (j, s) in enumerate(dirs):
-        lam[r, j] = s
-    sol = probe.solve(lam, solver="highs")
-    for r, (j, s) in enumerate(dirs):
-        if sol.status[r] != OPTIMAL or sol.objective[r] > 1e-9:
-            side = "above" if s > 0 else "below"
-            raise DecompositionError(
-                f"block {block.index} ({block.describe()}) leaves variable '{cm.var_names[j]}' "
-                f"unbounded {side}; give it a finite bound or put a row bounding it in this block"
-            )
+_DUAL_SOLVER: Callable[..., Any] | None = None  # ldopt.dual.solve_dual, installed by ldopt.dual
+
+
+def install_dual_solver(solver: Callable[..., Any]) -> None:
+    """Make ``solver`` the algorithm behind :meth:`Decomposition.dual` (``ldopt.dual`` does this)."""
+    global _DUAL_SOLVER
+    _DUAL_SOLVER = solver
 
 
 def decompose(problem: Problem, blocks: Any = None) -> Decomposition:
@@ -310,4 +239,4 @@ def decompose(problem: Problem, blocks: Any = None) -> Decomposition:
         raise DecompositionError(f"problem: expected an ldopt.Problem, got {type(problem).__name__}")
     if problem.num_constraints == 0:
         raise DecompositionError("the problem has no constraints to decompose")
-    return Decomposition(problem, _groups(problem, blocks))
+    return Decomposition(problem, groups_of(problem, blocks))

@@ -45,3 +45,7 @@ class DecompositionError(LdoptError, ValueError):
 
 class CacheError(LdoptError, RuntimeError):
     """A cache file is corrupt or was written for another problem or settings."""
+
+
+class TornCacheError(CacheError):
+    """A cache entry is unreadable or half written (e.g. a process killed between its two files)."""

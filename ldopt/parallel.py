@@ -1,7 +1,8 @@
 """Executors for ``executor=`` arguments, per-worker reuse of solvers, and chunked, resumable runs.
 
-* :func:`local_pool` — a process pool on this machine (forkserver start; one kernel thread per
-  worker by default, so workers do not oversubscribe the cores).
+* :func:`local_pool` — a process pool on this machine (spawn start; one kernel thread per worker
+  by default, so workers do not oversubscribe the cores). Every worker watches the process that
+  owns the pool and exits within a second of its death, even a ``kill -9``.
 * :func:`dask_executor` — a Dask executor for a scheduler ``address`` (``dask scheduler`` /
   ``dask worker``), or for a ``LocalCluster`` of processes when none is given; tasks lost with a
   worker are re-run (Dask's ``retries``; the scheduler also reschedules them by itself).
@@ -19,6 +20,10 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import re
+import threading
+import time
+import warnings
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -26,11 +31,12 @@ from typing import Any
 
 import numpy as np
 
-from . import cache
-from .errors import InputError
+from . import cache, checks
+from .errors import CacheError, InputError
 from .progress import progress_bar
 
 _WORKER_OBJECTS: dict[str, Any] = {}
+_WATCH_SECONDS = 0.5  # how often a pool worker checks that its owner is alive
 
 
 def worker_copy(key: str, obj: Any) -> Any:
@@ -38,9 +44,17 @@ def worker_copy(key: str, obj: Any) -> Any:
     return _WORKER_OBJECTS.setdefault(key, obj)
 
 
-def _init_worker(threads: int | None) -> None:
+def _init_worker(threads: int | None, owner: int) -> None:
     if threads is not None:
         os.environ["LDOPT_THREADS"] = str(int(threads))
+    threading.Thread(target=_watch_owner, args=(owner,), name="ldopt-owner-watch", daemon=True).start()
+
+
+def _watch_owner(owner: int) -> None:
+    """End this worker once the process that started it is gone (its parent pid changes)."""
+    while os.getppid() == owner:
+        time.sleep(_WATCH_SECONDS)
+    os._exit(70)  # the owner died without closing the pool: nobody waits for our results
 
 
 def local_pool(workers: int | None = None, threads_per_worker: int | None = 1) -> ProcessPoolExecutor:
@@ -50,16 +64,25 @@ def local_pool(workers: int | None = None, threads_per_worker: int | None = 1) -
     """
     from .threads import num_threads  # noqa: PLC0415
 
+    if workers is not None and (isinstance(workers, bool) or int(workers) != workers or workers < 1):
+        raise InputError(f"workers: expected a positive integer or None (every core), got {workers!r}")
     n = workers or num_threads()
-    if n < 1:
-        raise InputError(f"workers: expected a positive integer, got {workers!r}")
-    return ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("forkserver"),
-                               initializer=_init_worker, initargs=(threads_per_worker,))
+    return ProcessPoolExecutor(
+        n,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_init_worker,
+        initargs=(threads_per_worker, os.getpid()),
+    )
 
 
 @contextlib.contextmanager
-def dask_executor(address: str | None = None, workers: int | None = None, threads_per_worker: int | None = 1,
-                  retries: int = 2, profile: bool = False) -> Iterator[Executor]:
+def dask_executor(
+    address: str | None = None,
+    workers: int | None = None,
+    threads_per_worker: int | None = 1,
+    retries: int = 2,
+    profile: bool = False,
+) -> Iterator[Executor]:
     """A Dask ``Client.get_executor()`` for ``address``, or for a new local cluster of processes.
 
     ``with ldopt.parallel.dask_executor("tcp://host:8786") as ex: dec.dual(costs, executor=ex)``.
@@ -71,21 +94,29 @@ def dask_executor(address: str | None = None, workers: int | None = None, thread
         from dask.distributed import Client, LocalCluster  # noqa: PLC0415
     except ImportError as exc:
         raise InputError("dask_executor needs Dask: pip install 'ldopt[dask]'") from exc
-    from .threads import num_threads  # noqa: PLC0415
-
     import dask  # noqa: PLC0415
+
+    from .threads import num_threads  # noqa: PLC0415
 
     cluster = None
     if address is None:
         env = {} if threads_per_worker is None else {"LDOPT_THREADS": str(int(threads_per_worker))}
         # Dask's stack-sampling profiler (every 10 ms), GIL monitor (every 1 ms) and event-loop tick
         # (every 20 ms) all take the GIL from the solving thread: 10-30% of a dual solve's time
-        quiet = {"distributed.worker.profile.enabled": bool(profile), "distributed.admin.tick.interval": "1s",
-                 "distributed.admin.system-monitor.interval": "5s",
-                 "distributed.admin.system-monitor.gil.enabled": bool(profile)}
+        quiet = {
+            "distributed.worker.profile.enabled": bool(profile),
+            "distributed.admin.tick.interval": "1s",
+            "distributed.admin.system-monitor.interval": "5s",
+            "distributed.admin.system-monitor.gil.enabled": bool(profile),
+        }
         with dask.config.set(quiet):
-            cluster = LocalCluster(n_workers=workers or num_threads(), threads_per_worker=1, processes=True,
-                                   dashboard_address=":0", env=env)
+            cluster = LocalCluster(
+                n_workers=workers or num_threads(),
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",
+                env=env,
+            )
         client = Client(cluster)
     else:
         client = Client(address)
@@ -99,10 +130,26 @@ def dask_executor(address: str | None = None, workers: int | None = None, thread
 
 def chunks(total: int, chunk_size: int | None, parts: int = 8) -> list[tuple[int, int]]:
     """``[start, stop)`` ranges covering ``total`` items: ``chunk_size`` each, or ``parts`` chunks."""
-    size = int(chunk_size) if chunk_size else max(1, -(-total // parts))
-    if size < 1:
-        raise InputError(f"chunk_size: expected a positive integer, got {chunk_size!r}")
+    total = checks.nonnegative_int("total", total)
+    chunk = checks.positive_int_or_none("chunk_size", chunk_size)
+    size = chunk if chunk is not None else max(1, -(-total // checks.positive_int("parts", parts)))
     return [(s, min(s + size, total)) for s in range(0, total, size)]
+
+
+_CHUNK = re.compile(r"^\.?chunk-\d{8}-\d{8}\.npz(\.json)?(\..*\.tmp)?$")
+
+
+def clear_checkpoint(folder: str | Path) -> None:
+    """Delete the chunk files :func:`run_chunks` wrote in ``folder`` (and partial ones), then the
+    folder if that left it empty; anything else in it is left alone."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return
+    for f in folder.iterdir():
+        if f.is_file() and _CHUNK.match(f.name):
+            f.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):
+        folder.rmdir()  # only if empty
 
 
 def run_chunks(
@@ -124,44 +171,94 @@ def run_chunks(
     A chunk that fails does not lose the others: every finished chunk is saved before the first
     error is raised. Returns the results and counts ``{"computed": k, "loaded": l}``.
     """
-    results: dict[int, Any] = {}
-    folder = Path(checkpoint) if checkpoint is not None else None
-
-    def path(i: int) -> Path:
-        s, e = ranges[i]
-        return folder / f"chunk-{s:08d}-{e:08d}.npz"
-
-    if folder is not None:
-        for i, (s, e) in enumerate(ranges):
-            hit = cache.load(path(i), expect(s, e) if expect else None)
-            if hit is not None:
-                results[i] = from_arrays(*hit)
+    store = None
+    if checkpoint is not None:
+        if to_arrays is None or from_arrays is None:
+            raise InputError("run_chunks: a checkpoint needs to_arrays and from_arrays")
+        store = _ChunkStore(Path(checkpoint), ranges, expect, to_arrays, from_arrays)
+    results = store.load() if store is not None else {}
     loaded = len(results)
     todo = [i for i in range(len(ranges)) if i not in results]
 
     def keep(i: int, value: Any) -> None:
         results[i] = value
-        if folder is not None:
-            arrays, header = to_arrays(value)
-            s, e = ranges[i]
-            cache.save(path(i), arrays, {**header, **(expect(s, e) if expect else {})})
+        if store is not None:
+            store.save(i, value)
 
     if executor is None:
         for i in progress_bar(todo, enable=progress and len(todo) > 1, desc=desc):
             keep(i, fn(*args(*ranges[i])))
     else:
-        futures = {executor.submit(fn, *args(*ranges[i])): i for i in todo}
-        error: BaseException | None = None
-        try:
-            for f in progress_bar(as_completed(futures), enable=progress, desc=desc, total=len(futures)):
-                try:
-                    keep(futures[f], f.result())
-                except Exception as exc:  # noqa: BLE001 - keep saving the others, raise the first
-                    error = error or exc
-        except BaseException:  # Ctrl-C: what finished is already saved; stop the rest
-            for f in futures:
-                f.cancel()
-            raise
-        if error is not None:
-            raise error
+        _gather(executor, fn, args, ranges, todo, keep, progress, desc)
     return [results[i] for i in range(len(ranges))], {"computed": len(todo), "loaded": loaded}
+
+
+class _ChunkStore:
+    """Finished chunks on disk: one ``.npz`` + JSON pair each, keyed by ``expect(start, stop)``."""
+
+    def __init__(
+        self,
+        folder: Path,
+        ranges: list[tuple[int, int]],
+        expect: Callable[[int, int], dict[str, Any]] | None,
+        to_arrays: Callable[[Any], tuple[dict[str, np.ndarray], dict[str, Any]]],
+        from_arrays: Callable[[dict[str, np.ndarray], dict[str, Any]], Any],
+    ) -> None:
+        self.folder, self.ranges, self.expect = folder, ranges, expect
+        self.to_arrays, self.from_arrays = to_arrays, from_arrays
+        self.failed = False  # after a failed write (a full disk) the run goes on without saving
+
+    def _path(self, i: int) -> Path:
+        s, e = self.ranges[i]
+        return self.folder / f"chunk-{s:08d}-{e:08d}.npz"
+
+    def _key(self, i: int) -> dict[str, Any] | None:
+        return self.expect(*self.ranges[i]) if self.expect else None
+
+    def load(self) -> dict[int, Any]:
+        """The chunks already on disk, by position."""
+        out = {}
+        for i in range(len(self.ranges)):
+            hit = cache.load(self._path(i), self._key(i))
+            if hit is not None:
+                out[i] = self.from_arrays(*hit)
+        return out
+
+    def save(self, i: int, value: Any) -> None:
+        """Save chunk ``i`` atomically; a failed write warns once and stops further saves."""
+        if self.failed:
+            return
+        arrays, header = self.to_arrays(value)
+        try:
+            cache.save(self._path(i), arrays, {**header, **(self._key(i) or {})})
+        except CacheError as exc:  # the computation goes on; only resuming is lost
+            self.failed = True
+            warnings.warn(f"{exc}; the run goes on without checkpoints", stacklevel=4)
+
+
+def _gather(
+    executor: Executor,
+    fn: Callable[..., Any],
+    args: Callable[[int, int], tuple],
+    ranges: list[tuple[int, int]],
+    todo: list[int],
+    keep: Callable[[int, Any], None],
+    progress: bool,
+    desc: str,
+) -> None:
+    """Submit every chunk, keep each result as it completes; the first error is raised once every
+    other chunk has finished (and been kept); Ctrl-C cancels what has not started."""
+    futures = {executor.submit(fn, *args(*ranges[i])): i for i in todo}
+    error: BaseException | None = None
+    try:
+        for f in progress_bar(as_completed(futures), enable=progress, desc=desc, total=len(futures)):
+            try:
+                keep(futures[f], f.result())
+            except Exception as exc:
+                error = error or exc
+    except BaseException:  # Ctrl-C: what finished is already saved; stop the rest
+        for f in futures:
+            f.cancel()
+        raise
+    if error is not None:
+        raise error

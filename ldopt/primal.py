@@ -14,7 +14,7 @@ import numpy as np
 from .problem import Problem
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _repair(x0: np.ndarray, q: np.ndarray, A: np.ndarray, cap: np.ndarray) -> np.ndarray:
     B, n = x0.shape
     r = A.shape[0]
@@ -77,10 +77,19 @@ class PrimalHeuristic:
             self.cap = np.array([r.hi for r in cm.rows], dtype=float)
 
     def update(self, q: np.ndarray, X: np.ndarray, p_val: np.ndarray, p_x: np.ndarray, idx: np.ndarray) -> None:
-        """Improve ``p_val[idx]``/``p_x[idx]`` from the copies ``X`` ``(b, m, n)`` of those instances."""
-        b, m, n = X.shape
-        viol = self.problem.violation(X.reshape(b * m, n)).reshape(b, m)
-        vals = np.where(viol <= 1e-6, np.einsum("bkn,bn->bk", X, q), -np.inf)
+        """Improve ``p_val[idx]``/``p_x[idx]`` from the copies ``X`` ``(b, S, n)`` of those instances.
+
+        Only copies worth more than the incumbent are checked for feasibility (most are not)."""
+        b, S, _ = X.shape
+        vals = np.einsum("bkn,bn->bk", X, q)
+        worth = vals > p_val[idx][:, None]
+        if worth.any():
+            bi, ki = np.nonzero(worth)
+            feasible = self.problem.violation(X[bi, ki]) <= 1e-6
+            vals = np.full((b, S), -np.inf)
+            vals[bi[feasible], ki[feasible]] = np.einsum("kn,kn->k", X[bi[feasible], ki[feasible]], q[bi[feasible]])
+        else:
+            vals = np.full((b, S), -np.inf)
         k = vals.argmax(axis=1)
         cand_val = vals[np.arange(b), k]
         cand_x = X[np.arange(b), k]

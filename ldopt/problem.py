@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
 import numpy as np
 
+from . import checks
 from .arrays import as_batch, broadcast_pair
-from .compile import CompiledModel, compile_pyomo
+from .compile import compile_pyomo
+from .compiled import CompiledModel
+from .progress import progress_bar
 from .solution import Solution
 from .solvers import registry
 from .solvers.base import HAS_SOLUTION, Availability, Session, SolverOptions
-from .progress import progress_bar
 
 
 class Problem:
@@ -24,7 +27,7 @@ class Problem:
 
     def __init__(self, compiled: CompiledModel) -> None:
         self.compiled = compiled
-        self._sessions: dict[tuple[str, SolverOptions], tuple[str, Session]] = {}
+        self._sessions: dict[tuple[str, SolverOptions, int], tuple[str, Session]] = {}
 
     # construction -----------------------------------------------------------------------------
     @classmethod
@@ -35,15 +38,23 @@ class Problem:
     # shape ------------------------------------------------------------------------------------
     @property
     def num_vars(self) -> int:
+        """Variables of the compiled model."""
         return self.compiled.num_vars
 
     @property
     def num_costs(self) -> int:
+        """Entries of the cost vector ``c``."""
         return self.compiled.num_costs
 
     @property
     def num_constraints(self) -> int:
+        """Constraint rows of the compiled model."""
         return len(self.compiled.rows)
+
+    @property
+    def sign(self) -> float:
+        """+1 for a maximisation, -1 for a minimisation."""
+        return self.compiled.sign
 
     @property
     def sense(self) -> str:
@@ -52,14 +63,17 @@ class Problem:
 
     @property
     def var_names(self) -> list[str]:
+        """The variables' Pyomo names, in the order of ``x``'s columns."""
         return list(self.compiled.var_names)
 
     @property
     def is_mip(self) -> bool:
+        """Whether some variable is integer or binary."""
         return bool((self.compiled.var_type != "C").any())
 
     @property
     def has_quadratic(self) -> bool:
+        """Whether some row is a convex quadratic constraint."""
         return any(r.is_quadratic for r in self.compiled.rows)
 
     def __repr__(self) -> str:
@@ -94,22 +108,32 @@ class Problem:
         return np.einsum("bi,bi->b", q, xb) + self.compiled.k0 + c @ self.compiled.r
 
     def _row_arrays(self) -> tuple[Any, np.ndarray, np.ndarray, list[tuple[int, np.ndarray]]]:
-        """The rows as one CSR matrix, their sides, and the quadratic parts (built once)."""
+        """The rows' linear parts (dense when a quarter or more is nonzero, for BLAS), their sides,
+        and the quadratic parts (built once)."""
         if "_rows" not in self.__dict__:
             cm = self.compiled
-            self._rows = (cm.linear_matrix(), np.array([r.lo for r in cm.rows]), np.array([r.hi for r in cm.rows]),
-                          [(k, r.P) for k, r in enumerate(cm.rows) if r.P is not None])
+            A = cm.linear_matrix()
+            if A.nnz >= 0.25 * A.shape[0] * A.shape[1]:
+                A = A.toarray()
+            self._rows = (
+                A,
+                np.array([r.lo for r in cm.rows]),
+                np.array([r.hi for r in cm.rows]),
+                [(k, r.P) for k, r in enumerate(cm.rows) if r.P is not None],
+            )
         return self._rows
 
     def violation(self, x: Any) -> np.ndarray:
         """Largest constraint or bound violation of each solution: ``(B,)`` (0 if feasible)."""
         xb, _ = as_batch(x, self.num_vars, "x", allow_nan=True)
         cm = self.compiled
-        worst = np.maximum(np.nan_to_num(cm.var_lb - xb, neginf=0.0).max(axis=1, initial=0.0),
-                           np.nan_to_num(xb - cm.var_ub, neginf=0.0).max(axis=1, initial=0.0))
+        nan = np.isnan(xb).any(axis=1)
+        if nan.any():
+            xb = np.nan_to_num(xb)
+        worst = np.maximum((cm.var_lb - xb).max(axis=1, initial=0.0), (xb - cm.var_ub).max(axis=1, initial=0.0))
         if cm.rows:
             A, lo, hi, quad = self._row_arrays()
-            val = np.asarray(A @ np.nan_to_num(xb).T).T  # (B, rows): every linear part in one product
+            val = np.asarray(A @ xb.T).T  # (B, rows): every linear part in one product
             for k, P in quad:
                 val[:, k] += np.einsum("bi,ij,bj->b", xb, P, xb)
             worst = np.maximum(worst, np.maximum(lo - val, val - hi).max(axis=1))
@@ -117,13 +141,17 @@ class Problem:
         if int_mask.any():
             frac = np.abs(xb[:, int_mask] - np.round(xb[:, int_mask])).max(axis=1)
             worst = np.maximum(worst, frac)
-        return np.where(np.isnan(xb).any(axis=1), np.inf, worst)
+        return np.where(nan, np.inf, worst)
 
     # solving ----------------------------------------------------------------------------------
     def session(self, solver: str = "auto", options: SolverOptions | None = None) -> tuple[str, Session]:
-        """The cached solver session for ``solver`` and ``options`` (built on first use)."""
+        """This thread's cached solver session for ``solver`` and ``options`` (built on first use).
+
+        Sessions are per thread: a solver model is never shared by two threads, so a problem may
+        be solved from any number of threads at once.
+        """
         options = options or SolverOptions()
-        key = (solver, options)
+        key = (checks.solver_name("solver", solver), options, threading.get_ident())
         if key not in self._sessions:
             self._sessions[key] = registry.open_session(self.compiled, solver, options)
         return self._sessions[key]
@@ -143,13 +171,22 @@ class Problem:
         verbose: bool = False,
         options: dict[str, Any] | None = None,
         progress: bool = False,
+        start: Any = None,
     ) -> Solution:
         """Solve one cost vector ``(num_costs,)`` or a batch ``(B, num_costs)``.
 
         Exact by default (``gap=0``). Infeasible or unbounded instances are reported in
-        ``Solution.status`` (their rows of ``x`` are NaN); they do not stop the batch.
+        ``Solution.status`` (their rows of ``x`` are NaN); they do not stop the batch. ``start``
+        (``(num_vars,)`` or ``(B, num_vars)``, NaN rows ignored) gives MIP solvers a point to start
+        from, e.g. the previous solution of an instance whose costs changed a little.
         """
         c, _ = self.check_costs(costs)
+        solver = checks.solver_name("solver", solver)
+        progress = checks.boolean("progress", progress)
+        starts = None
+        if start is not None:
+            starts, _ = as_batch(start, self.num_vars, "start", allow_nan=True)
+            starts, _ = broadcast_pair(starts, c, ("start", "costs"))
         opts = SolverOptions.make(time_limit, gap, threads, verbose, options)
         name, session = self.session(solver, opts)
         q = self.objective_coefficients(c)
@@ -161,7 +198,8 @@ class Problem:
         messages = [""] * B
         for b in progress_bar(range(B), enable=progress, desc=f"solve[{name}]"):
             t0 = time.perf_counter()
-            res = session.solve(q[b], c[b])
+            x0 = None if starts is None or np.isnan(starts[b]).any() else starts[b]
+            res = session.solve(q[b], c[b], x0)
             times[b] = time.perf_counter() - t0
             status[b] = res.status
             messages[b] = res.message

@@ -1,25 +1,56 @@
-"""A small per-process thread pool for GIL-free (numba ``nogil``) kernels.
+"""A per-process thread pool for GIL-free work: numba ``nogil`` kernels and solver calls.
 
 Numba's OpenMP threading layer aborts a forked child (``fork() called from a process already
 using GNU OpenMP``), which breaks ``ProcessPoolExecutor`` and Dask workers; plain threads running
-``nogil`` kernels do not, so batched oracles split their instances over this pool instead.
+``nogil`` kernels do not, so batched work is split over this pool instead. A call made from one of
+the pool's own threads runs inline (no nested submission), so chunk-level parallelism (a dual
+solve split by instances) and kernel-level parallelism (an oracle split by instances) compose
+without deadlock or oversubscription.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+from . import checks
+from .errors import InputError
+
+T = TypeVar("T")
 
 _POOL: ThreadPoolExecutor | None = None
 _PID = -1
+_LOCAL = threading.local()
+_CONFIGURED: int | None = None
+
+
+def configure(threads: int | None) -> None:
+    """Use ``threads`` threads for batched work from now on (``None``: back to ``LDOPT_THREADS``
+    or every core). The pool is rebuilt at its next use."""
+    global _CONFIGURED, _POOL
+    _CONFIGURED = checks.positive_int_or_none("threads", threads)
+    if _POOL is not None:
+        _POOL.shutdown(wait=False)
+        _POOL = None
 
 
 def num_threads() -> int:
-    """Threads used by batched kernels: ``LDOPT_THREADS`` or the cores this process may use."""
+    """Threads used by batched work: :func:`configure`'s, ``LDOPT_THREADS``, or the cores this
+    process may use."""
+    if _CONFIGURED is not None:
+        return _CONFIGURED
     env = os.environ.get("LDOPT_THREADS")
     if env:
-        return max(1, int(env))
+        try:
+            value = int(env)
+        except ValueError:
+            raise InputError(f"LDOPT_THREADS: expected a positive integer, got {env!r}") from None
+        if value < 1:
+            raise InputError(f"LDOPT_THREADS: expected a positive integer, got {env!r}")
+        return value
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
@@ -28,19 +59,36 @@ def num_threads() -> int:
 
 def _pool() -> ThreadPoolExecutor:
     global _POOL, _PID
-    if _POOL is None or _PID != os.getpid():  # a forked child has no threads: make new ones
-        _POOL = ThreadPoolExecutor(num_threads(), thread_name_prefix="ldopt")
+    if _POOL is None or os.getpid() != _PID:  # a forked child has no threads: make new ones
+        _POOL = ThreadPoolExecutor(num_threads(), thread_name_prefix="ldopt", initializer=_mark)
         _PID = os.getpid()
     return _POOL
 
 
+def _mark() -> None:
+    _LOCAL.inside = True
+
+
+def inside_pool() -> bool:
+    """Whether the caller is one of the pool's threads (its parallel calls then run inline)."""
+    return getattr(_LOCAL, "inside", False)
+
+
+def split(total: int, parts: int) -> list[tuple[int, int]]:
+    """``[start, stop)`` ranges cutting ``total`` items into ``parts`` nearly equal pieces."""
+    parts = max(1, min(parts, total))
+    bounds = [total * i // parts for i in range(parts + 1)]
+    return [(bounds[i], bounds[i + 1]) for i in range(parts)]
+
+
+def map_ranges(fn: Callable[[int, int], T], ranges: Sequence[tuple[int, int]]) -> list[T]:
+    """``[fn(s, e) for (s, e) in ranges]``, on the pool (inline inside it, or for one range)."""
+    if len(ranges) <= 1 or inside_pool():
+        return [fn(s, e) for s, e in ranges]
+    futures = [_pool().submit(fn, s, e) for s, e in ranges]
+    return [f.result() for f in futures]
+
+
 def parallel_ranges(fn: Callable[[int, int], None], total: int, min_chunk: int = 8) -> None:
     """Run ``fn(start, stop)`` over ``[0, total)`` split across the pool (inline if small)."""
-    k = min(num_threads(), max(1, total // min_chunk))
-    if k <= 1:
-        fn(0, total)
-        return
-    bounds = [total * i // k for i in range(k + 1)]
-    futures = [_pool().submit(fn, bounds[i], bounds[i + 1]) for i in range(k)]
-    for f in futures:
-        f.result()
+    map_ranges(fn, split(total, min(num_threads(), max(1, total // min_chunk))))

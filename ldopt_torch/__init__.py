@@ -3,17 +3,22 @@ paper's L1/L2 losses with SPO+, I-MLE and the exact closed form, and one trainer
 
 from ldopt.regret import relative_regret
 
-from .baselines import CaVELoss, LAVALoss
-from .dataset import LDDataset, OptDataset
+from .argopt import BlockArgopt, ProblemArgopt
+from .baselines import CaVELoss, FullLoss, LAVALoss, MSELoss
+from .batches import LDBatch, OptBatch
+from .dataset import LDDataset
+from .fit_result import FitResult
 from .layers import QuadraticClosedForm, SumOfGamma, imle, spo_plus
-from .losses import FullLoss, LDLoss, MSELoss, method_fits
-from .oracles import BlockArgopt, ProblemArgopt
-from .train import FitResult, TrainingError, Validator, fit
+from .loop import TrainingError
+from .losses import LDLoss, method_fits
+from .optdataset import OptDataset
+from .train import fit
+from .validation import Validator
 
 
 def __getattr__(name: str):
     if name == "PyEPOModel":  # imports PyEPO only when asked for
-        from .pyepo_adapter import PyEPOModel
+        from .pyepo_adapter import PyEPOModel  # noqa: PLC0415
 
         return PyEPOModel
     raise AttributeError(f"module 'ldopt_torch' has no attribute {name!r}")
@@ -22,12 +27,14 @@ def __getattr__(name: str):
 __all__ = [
     "BlockArgopt",
     "CaVELoss",
-    "LAVALoss",
     "FitResult",
     "FullLoss",
+    "LAVALoss",
+    "LDBatch",
     "LDDataset",
     "LDLoss",
     "MSELoss",
+    "OptBatch",
     "OptDataset",
     "ProblemArgopt",
     "PyEPOModel",

@@ -1,9 +1,13 @@
-"""Solver-free baselines over the true optima of a linear program with bounded variables.
+"""The baselines every LD method is compared with, through the same trainer:
 
-* CaVE / CaVE+ (Tang & Khalil 2024): align the predicted cost with the cone of the binding
-  constraint normals at the true optimum — PyEPO's ``coneAlignedCosine``, with the normals computed
-  here from the compiled rows (PyEPO's own extraction needs a Gurobi model).
-* LAVA (Berden et al. 2025, "Solver-free DFL for linear optimization"): the true optimum must be at
+* :class:`MSELoss` — two-stage: mean squared error of the predicted costs;
+* :class:`FullLoss` — SPO+ or I-MLE on the full problem, through PyEPO's own losses;
+* solver-free, over the true optima of a linear program with bounded variables:
+
+  * CaVE / CaVE+ (Tang & Khalil 2024): align the predicted cost with the cone of the binding
+    constraint normals at the true optimum — PyEPO's ``coneAlignedCosine``, with the normals
+    computed here from the compiled rows (PyEPO's own extraction needs a Gurobi model).
+  * LAVA (Berden et al. 2025, "Solver-free DFL for linear optimization"): the true optimum must be at
   least as good as its adjacent vertices under the prediction; the loss sums
   ``max(ĉ·(z_adj − z*), −ε)`` (maximisation form) over the adjacent vertices. For a vertex whose
   variables all sit at bounds (binary and integer programs at a bound), the basis of the row slacks
@@ -11,7 +15,7 @@
   bound or a row's slack stops it, so each adjacent vertex differs from ``z*`` in one coordinate
   by a step ``t_j`` (zero steps — degenerate pivots — are left out).
 
-Both need ``q(c) = c`` (objective coefficients equal to the costs) and linear rows only.
+    Both need ``q(c) = c`` (objective coefficients equal to the costs) and linear rows only.
 """
 
 from __future__ import annotations
@@ -24,6 +28,9 @@ from torch import nn
 
 from ldopt import Problem
 from ldopt.errors import InputError
+
+from .batches import Batch, OptBatch
+from .losses import check_finite, like
 
 _TOL = 1e-6
 
@@ -50,8 +57,12 @@ def tight_normals(problem: Problem, x: np.ndarray, tol: float = _TOL) -> list[np
     out = []
     for xi in np.atleast_2d(x):
         ax = A @ xi
-        parts = [A[np.abs(ax - hi) <= tol], -A[np.abs(ax - lo) <= tol],
-                 eye[np.abs(xi - cm.var_ub) <= tol], -eye[np.abs(xi - cm.var_lb) <= tol]]
+        parts = [
+            A[np.abs(ax - hi) <= tol],
+            -A[np.abs(ax - lo) <= tol],
+            eye[np.abs(xi - cm.var_ub) <= tol],
+            -eye[np.abs(xi - cm.var_lb) <= tol],
+        ]
         out.append(np.vstack(parts))
     return out
 
@@ -77,8 +88,10 @@ def adjacent_steps(problem: Problem, x: np.ndarray, tol: float = _TOL) -> np.nda
     at_ub = np.abs(X - cm.var_ub) <= tol
     if not (at_lb | at_ub).all():
         i, j = np.argwhere(~(at_lb | at_ub))[0]
-        raise InputError(f"LAVA: expected every variable at a bound at the optimum, got x[{j}] = {X[i, j]} "
-                         f"in instance {i}; LAVA's slack basis needs a vertex of the box")
+        raise InputError(
+            f"LAVA: expected every variable at a bound at the optimum, got x[{j}] = {X[i, j]} "
+            f"in instance {i}; LAVA's slack basis needs a vertex of the box"
+        )
     direction = np.where(at_lb, 1.0, -1.0)
     room = np.where(at_lb, cm.var_ub - X, X - cm.var_lb)
     steps = np.empty_like(X)
@@ -106,11 +119,13 @@ class CaVELoss(nn.Module):
         _check_linear(problem, "CaVE")
         self.layer = pyepo.func.coneAlignedCosine(PyEPOModel(problem), max_iter=max_iter or (3 if plus else 100))
 
-    def forward(self, pred_costs: torch.Tensor, batch: dict[str, Any]) -> torch.Tensor:
+    def forward(self, pred_costs: torch.Tensor, batch: OptBatch) -> torch.Tensor:
         if "tight" not in batch:
-            raise InputError("CaVELoss: expected batches with 'tight' normals, got none; build the data with "
-                             "lt.OptDataset(..., structure=True)")
-        return self.layer(pred_costs, batch["tight"].to(pred_costs.dtype))
+            raise InputError(
+                "CaVELoss: expected batches with 'tight' normals, got none; build the data with "
+                "lt.OptDataset(..., structure=True)"
+            )
+        return self.layer(pred_costs, like(batch["tight"], pred_costs))
 
 
 class LAVALoss(nn.Module):
@@ -121,14 +136,96 @@ class LAVALoss(nn.Module):
         _check_linear(problem, "LAVA")
         if not epsilon >= 0:
             raise InputError(f"epsilon: expected a margin >= 0, got {epsilon}")
-        self.sign = 1.0 if problem.sense == "max" else -1.0
+        self.sign = problem.sign
         self.epsilon = float(epsilon)
 
-    def forward(self, pred_costs: torch.Tensor, batch: dict[str, Any]) -> torch.Tensor:
+    def forward(self, pred_costs: torch.Tensor, batch: OptBatch) -> torch.Tensor:
         if "steps" not in batch:
-            raise InputError("LAVALoss: expected batches with adjacent-vertex 'steps', got none; build the data "
-                             "with lt.OptDataset(..., structure=True)")
-        steps = batch["steps"].to(pred_costs.dtype)
+            raise InputError(
+                "LAVALoss: expected batches with adjacent-vertex 'steps', got none; build the data "
+                "with lt.OptDataset(..., structure=True)"
+            )
+        steps = like(batch["steps"], pred_costs)
         gain = self.sign * pred_costs * steps  # how much better each adjacent vertex looks under ĉ
         hinge = torch.clamp(gain, min=-self.epsilon)
         return torch.where(steps != 0, hinge, torch.zeros_like(hinge)).sum(-1).mean()
+
+
+class MSELoss(nn.Module):
+    """Two-stage baseline: mean squared error of the predicted costs.
+
+    Unlike ``torch.nn.MSELoss`` (called with predictions and targets), every ldopt loss is called
+    as ``loss(pred_costs, batch)``; the target is ``batch["costs"]``.
+    """
+
+    def forward(self, pred_costs: torch.Tensor, batch: Batch) -> torch.Tensor:
+        c = like(batch["costs"], pred_costs)
+        if pred_costs.shape != c.shape:
+            raise InputError(f"pred_costs: expected shape {tuple(c.shape)}, got {tuple(pred_costs.shape)}")
+        check_finite(pred_costs, batch)
+        return ((pred_costs - c) ** 2).mean()
+
+
+class FullLoss(nn.Module):
+    """SPO+ or I-MLE on the full problem through PyEPO's own losses and our optModel adapter.
+
+    Needs batches with the true optimal ``solution`` and ``objective`` (:class:`OptDataset`).
+    ``time_limit`` (seconds per solve) lets large problems train on incumbents.
+    """
+
+    def __init__(
+        self,
+        problem: Problem,
+        method: str = "spo+",
+        *,
+        solver: str = "auto",
+        n_samples: int = 1,
+        sigma: float = 1.0,
+        lambd: float = 10.0,
+        processes: int = 1,
+        time_limit: float | None = None,
+    ) -> None:
+        super().__init__()
+        try:
+            import pyepo.func  # noqa: PLC0415
+        except ImportError as exc:  # pragma: no cover - pyepo is in the torch extra
+            raise InputError("FullLoss needs PyEPO: pip install 'ldopt[torch]'") from exc
+        from .pyepo_adapter import PyEPOModel  # noqa: PLC0415
+
+        if method not in ("spo+", "imle"):
+            raise InputError(f"method: expected 'spo+' or 'imle', got {method!r}")
+        self.problem, self.method = problem, method
+        self.optmodel = PyEPOModel(problem, solver=solver, time_limit=time_limit)
+        self.sign = problem.sign
+        self._noise = pyepo.func.utils.sumGammaDistribution  # I-MLE's sum-of-gamma law (κ 5), re-seeded by fit
+        self.layer: nn.Module = (
+            pyepo.func.SPOPlus(self.optmodel, processes=processes)
+            if method == "spo+"
+            else pyepo.func.implicitMLE(
+                self.optmodel,
+                n_samples=n_samples,
+                sigma=sigma,
+                lambd=lambd,
+                distribution=self._noise(kappa=5),
+                processes=processes,
+            )
+        )
+
+    def reseed(self, seed: int) -> None:
+        """Restart I-MLE's noise stream from ``seed``; :func:`~ldopt_torch.fit` calls it."""
+        if self.method == "imle":
+            layer: Any = self.layer  # PyEPO's implicitMLE draws from its ``distribution``
+            layer.distribution = self._noise(kappa=5, seed=seed)
+
+    def forward(self, pred_costs: torch.Tensor, batch: OptBatch) -> torch.Tensor:
+        if "solution" not in batch:
+            raise InputError(
+                "FullLoss: expected batches with the true 'solution' and 'objective' of the full "
+                "problem, got none; build the training data with lt.OptDataset"
+            )
+        check_finite(pred_costs, batch)
+        c, sol, obj = (like(batch[k], pred_costs) for k in ("costs", "solution", "objective"))
+        if self.method == "spo+":
+            return self.layer(pred_costs, c, sol, obj)
+        xh = self.layer(pred_costs)
+        return (self.sign * ((c * sol).sum(-1) - (c * xh).sum(-1))).mean()

@@ -9,21 +9,34 @@ an LD main subproblem or the full problem — in a batch.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import torch
 
+from ldopt import checks
+
 _EPS = 1e-8  # finite-difference guard, as PyEPO
 
-Argopt = Callable[[torch.Tensor], torch.Tensor]  # with attribute ``minimize: bool``
+
+class Argopt(Protocol):
+    """An argopt map: optimal solutions ``(..., n)`` for objectives ``(..., n)``, in its own sense."""
+
+    minimize: bool
+
+    def __call__(self, w: torch.Tensor) -> torch.Tensor: ...
 
 
 class _SPOPlus(torch.autograd.Function):
     @staticmethod
-    def forward(ctx: Any, pred: torch.Tensor, true_cost: torch.Tensor, true_sol: torch.Tensor,
-                true_obj: torch.Tensor, argopt: Argopt) -> torch.Tensor:
+    def forward(
+        ctx: Any,
+        pred: torch.Tensor,
+        true_cost: torch.Tensor,
+        true_sol: torch.Tensor,
+        true_obj: torch.Tensor,
+        argopt: Argopt,
+    ) -> torch.Tensor:
         s = -1.0 if argopt.minimize else 1.0
         w = (2 * pred - true_cost).detach()
         xq = argopt(w)
@@ -38,8 +51,9 @@ class _SPOPlus(torch.autograd.Function):
         return grad_out.unsqueeze(-1) * (2 * ctx.s * (xq - w)), None, None, None, None
 
 
-def spo_plus(pred: torch.Tensor, true_cost: torch.Tensor, true_sol: torch.Tensor,
-             true_obj: torch.Tensor, argopt: Argopt) -> torch.Tensor:
+def spo_plus(
+    pred: torch.Tensor, true_cost: torch.Tensor, true_sol: torch.Tensor, true_obj: torch.Tensor, argopt: Argopt
+) -> torch.Tensor:
     """Per-instance SPO+ loss ``(B,)`` of predicted objective ``pred`` against ``true_cost``.
 
     ``true_sol`` is optimal for ``true_cost`` and ``true_obj = true_cost·true_sol``; the
@@ -49,16 +63,26 @@ def spo_plus(pred: torch.Tensor, true_cost: torch.Tensor, true_sol: torch.Tensor
 
 
 class SumOfGamma:
-    """Sum-of-Gamma noise of I-MLE (κ, 10 terms), seeded; same law and formula as PyEPO's."""
+    """Sum-of-Gamma noise of I-MLE (κ, 10 terms); same law and formula as PyEPO's.
 
-    def __init__(self, kappa: float = 5.0, n_iterations: int = 10, seed: int = 135) -> None:
-        if not kappa > 0 or n_iterations < 1:
-            raise ValueError(f"SumOfGamma: expected kappa > 0 and n_iterations ≥ 1, got {kappa}, {n_iterations}")
-        self.kappa = float(kappa)
-        self.n_iterations = int(n_iterations)
-        self.generator = torch.Generator().manual_seed(int(seed))
+    ``seed``: a stream of its own (equal to PyEPO's ``sumGammaDistribution`` for the same seed),
+    re-seeded by :meth:`reseed`; ``None`` draws from torch's global generator, so every call gets
+    fresh noise and ``torch.manual_seed`` makes it reproducible.
+    """
+
+    def __init__(self, kappa: float = 5.0, n_iterations: int = 10, seed: int | None = None) -> None:
+        self.kappa = checks.positive("kappa", kappa)
+        self.n_iterations = checks.positive_int("n_iterations", n_iterations)
+        self.generator: torch.Generator | None = None
+        if seed is not None:
+            self.reseed(seed)
+
+    def reseed(self, seed: int) -> None:
+        """Restart the stream from ``seed``."""
+        self.generator = torch.Generator().manual_seed(checks.nonnegative_int("seed", seed))
 
     def sample(self, size: tuple[int, ...], *, device: Any = None, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+        """Noise of shape ``size`` from this stream."""
         alpha = torch.full((self.n_iterations, *size), 1.0 / self.kappa, dtype=dtype)
         gammas = torch._standard_gamma(alpha, generator=self.generator)
         weights = self.kappa / torch.arange(1, self.n_iterations + 1, dtype=dtype)
@@ -66,10 +90,21 @@ class SumOfGamma:
         return ((out - math.log(self.n_iterations)) / self.kappa).to(device or "cpu")
 
 
+_DEFAULT_NOISE = SumOfGamma(5.0)  # the bare layer's: torch's global generator, fresh noise per call
+
+
 class _IMLE(torch.autograd.Function):
     @staticmethod
-    def forward(ctx: Any, pred: torch.Tensor, argopt: Argopt, n_samples: int, sigma: float,
-                lambd: float, distribution: Any, two_sides: bool) -> torch.Tensor:
+    def forward(
+        ctx: Any,
+        pred: torch.Tensor,
+        argopt: Argopt,
+        n_samples: int,
+        sigma: float,
+        lambd: float,
+        distribution: Any,
+        two_sides: bool,
+    ) -> torch.Tensor:
         cp = pred.detach()
         noise = distribution.sample((cp.shape[0], n_samples, cp.shape[1]), device=cp.device, dtype=cp.dtype)
         if isinstance(noise, np.ndarray):
@@ -94,10 +129,20 @@ class _IMLE(torch.autograd.Function):
         return grad, None, None, None, None, None, None
 
 
-def imle(pred: torch.Tensor, argopt: Argopt, n_samples: int = 1, sigma: float = 1.0, lambd: float = 10.0,
-         distribution: Any = None, two_sides: bool = False) -> torch.Tensor:
-    """Perturb-and-MAP solutions ``(B, n)`` with I-MLE gradients (defaults: the paper's settings)."""
-    distribution = distribution or SumOfGamma(5.0)
+def imle(
+    pred: torch.Tensor,
+    argopt: Argopt,
+    n_samples: int = 1,
+    sigma: float = 1.0,
+    lambd: float = 10.0,
+    distribution: Any = None,
+    two_sides: bool = False,
+) -> torch.Tensor:
+    """Perturb-and-MAP solutions ``(B, n)`` with I-MLE gradients (defaults: the paper's settings).
+
+    Without ``distribution`` the noise is sum-of-gamma (κ 5) drawn afresh on every call from
+    torch's global generator."""
+    distribution = distribution or _DEFAULT_NOISE
     return _IMLE.apply(pred, argopt, int(n_samples), float(sigma), float(lambd), distribution, bool(two_sides))
 
 
@@ -116,14 +161,16 @@ class QuadraticClosedForm(torch.nn.Module):
         hh = float(h) + 0.25 * float(a @ np.linalg.solve(P, a))
         if not hh > 0:
             raise ValueError(f"quadratic row: expected a nonempty interior (h' > 0), got h' = {hh}")
+        self.L: torch.Tensor
+        self.x0: torch.Tensor
         self.register_buffer("L", torch.as_tensor(L))
         self.register_buffer("x0", torch.as_tensor(x0))
         self.h = hh
         self.sign = -1.0 if minimize else 1.0
 
     def forward(self, w: torch.Tensor) -> torch.Tensor:
-        L = self.L.to(w.dtype)
+        L = self.L.to(device=w.device, dtype=w.dtype)
         v = self.sign * w
         y = torch.cholesky_solve(v.unsqueeze(-1), L).squeeze(-1)  # P⁻¹v
         quad = (v * y).sum(-1, keepdim=True).clamp_min(1e-12)
-        return self.x0.to(w.dtype) + torch.sqrt(self.h / quad) * y
+        return self.x0.to(device=w.device, dtype=w.dtype) + torch.sqrt(self.h / quad) * y

@@ -1,5 +1,5 @@
-"""Training losses: the paper's L1/L2 on an LD main subproblem (:class:`LDLoss`), and the
-baselines — two-stage MSE and SPO+/I-MLE on the full problem through PyEPO (:class:`FullLoss`).
+"""The paper's training losses L1/L2 on an LD main subproblem (:class:`LDLoss`); the baselines are in
+:mod:`ldopt_torch.baselines`.
 
 Every loss is ``forward(pred_costs, batch) -> scalar`` over a batch dictionary from
 :mod:`ldopt_torch.dataset`, so one trainer runs them all.
@@ -24,11 +24,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from ldopt import Decomposition, Problem
+from ldopt import Decomposition, Problem, checks
 from ldopt.errors import InputError
 
-from .layers import QuadraticClosedForm, imle, spo_plus
-from .oracles import BlockArgopt
+from .argopt import BlockArgopt
+from .batches import Batch, LDBatch
+from .layers import QuadraticClosedForm, SumOfGamma, imle, spo_plus
 
 METHODS = ("spo+", "imle", "exact")
 LOSSES = ("L1", "L2")
@@ -41,16 +42,23 @@ def _affine(problem: Problem) -> tuple[torch.Tensor | None, torch.Tensor]:
     return (None if cm.identity_costs else torch.as_tensor(cm.Q.toarray())), torch.as_tensor(cm.q0)
 
 
-def check_finite(pred: torch.Tensor, batch: dict[str, Any], where: str = "") -> None:
+def like(t: torch.Tensor, ref: torch.Tensor) -> torch.Tensor:
+    """``t`` on ``ref``'s device and in its dtype (batches live on the CPU; models may not)."""
+    return t.to(device=ref.device, dtype=ref.dtype)
+
+
+def check_finite(pred: torch.Tensor, batch: Batch, where: str = "") -> None:
     """Stop on NaN/inf predictions, naming the instance."""
     bad = ~torch.isfinite(pred).all(dim=-1)
     if bool(bad.any()):
         i = int(torch.nonzero(bad)[0, 0])
         idx = batch.get("index")
         inst = int(idx[i]) if idx is not None else i
-        raise InputError(f"{where}pred_costs: expected finite predictions, got "
-                         f"{pred[i][~torch.isfinite(pred[i])][0].item()} for instance {inst}; lower the "
-                         "learning rate or check the features")
+        raise InputError(
+            f"{where}pred_costs: expected finite predictions, got "
+            f"{pred[i][~torch.isfinite(pred[i])][0].item()} for instance {inst}; lower the "
+            "learning rate or check the features"
+        )
 
 
 def method_fits(dec: Decomposition, method: str, d: int) -> bool:
@@ -61,7 +69,7 @@ def method_fits(dec: Decomposition, method: str, d: int) -> bool:
     cm = dec.block(d).compiled
     if len(cm.rows) != 1 or not cm.rows[0].is_quadratic or (cm.var_type != "C").any():
         return False
-    P = cm.rows[0].P
+    P = cm.rows[0].matrix
     return bool(np.linalg.eigvalsh(P)[0] > 1e-12 * max(1.0, float(np.abs(P).max())))
 
 
@@ -74,12 +82,12 @@ class _Affine:
 
     def diff(self, a: torch.Tensor) -> torch.Tensor:
         """``q(ĉ) − q(c) = Q(ĉ − c)`` for ``a = ĉ − c``."""
-        return a if self.Q is None else a @ self.Q.to(a.dtype).T
+        return a if self.Q is None else a @ self.Q.to(device=a.device, dtype=a.dtype).T
 
     def q(self, c: torch.Tensor) -> torch.Tensor:
-        return self.q0.to(c.dtype) + self.diff(c)
+        return self.q0.to(device=c.device, dtype=c.dtype) + self.diff(c)
 
-    def check(self, pred: torch.Tensor, batch: dict[str, Any]) -> None:
+    def check(self, pred: torch.Tensor, batch: Batch) -> None:
         want = (len(batch["costs"]), self.problem.num_costs)
         if tuple(pred.shape) != want:
             raise InputError(f"pred_costs: expected shape {want} (batch, num_costs), got {tuple(pred.shape)}")
@@ -104,30 +112,51 @@ class LDLoss(nn.Module):
     scaled ``w ≈ −s·q(c)`` is far from any informative perturbation; hence off by default.
     """
 
-    def __init__(self, dec: Decomposition, method: str = "spo+", loss: str = "L1", *, solver: str = "auto",
-                 n_samples: int = 1, sigma: float = 1.0, lambd: float = 10.0, distribution: Any = None,
-                 two_sides: bool = False, scale: str = "none") -> None:
+    def __init__(
+        self,
+        dec: Decomposition,
+        method: str = "spo+",
+        loss: str = "L1",
+        *,
+        solver: str = "auto",
+        n_samples: int = 1,
+        sigma: float = 1.0,
+        lambd: float = 10.0,
+        distribution: Any = None,
+        two_sides: bool = False,
+        scale: str = "none",
+    ) -> None:
         super().__init__()
-        if scale not in SCALES:
-            raise InputError(f"scale: expected one of {SCALES}, got {scale!r}")
-        if method not in METHODS:
-            raise InputError(f"method: expected one of {METHODS}, got {method!r}")
-        if loss not in LOSSES:
-            raise InputError(f"loss: expected one of {LOSSES}, got {loss!r}")
-        self.dec, self.method, self.loss, self.solver, self.scale = dec, method, loss, solver, scale
-        self.imle_options = dict(n_samples=n_samples, sigma=sigma, lambd=lambd, distribution=distribution,
-                                 two_sides=two_sides)
+        checks.instance("dec", dec, Decomposition, "an ldopt.Decomposition (ldopt.decompose(problem))")
+        self.dec = dec
+        self.method = checks.choice("method", method, METHODS)
+        self.loss = checks.choice("loss", loss, LOSSES)
+        self.scale = checks.choice("scale", scale, SCALES)
+        self.solver = checks.solver_name("solver", solver)
+        self.imle_options = dict(
+            n_samples=checks.positive_int("n_samples", n_samples),
+            sigma=checks.positive("sigma", sigma),
+            lambd=checks.positive("lambd", lambd),
+            distribution=distribution,
+            two_sides=checks.boolean("two_sides", two_sides),
+        )
         if method == "imle" and distribution is None:
-            from .layers import SumOfGamma  # noqa: PLC0415
-
-            self.imle_options["distribution"] = SumOfGamma(5.0)
-        self.sign = 1.0 if dec.problem.sense == "max" else -1.0
+            self.imle_options["distribution"] = SumOfGamma(5.0, seed=0)  # fit() re-seeds it
+        self.sign = dec.problem.sign
         self.affine = _Affine(dec.problem)
         self._argopt: dict[int, BlockArgopt] = {}
         self._exact: dict[int, QuadraticClosedForm] = {}
         if not any(self.fits(d) for d in range(dec.num_blocks)):
-            raise InputError(f"method {method!r} fits no block of {dec!r}; it needs a block of one convex "
-                             "quadratic row over continuous variables; use 'spo+' or 'imle'")
+            raise InputError(
+                f"method {method!r} fits no block of {dec!r}; it needs a block of one convex "
+                "quadratic row over continuous variables; use 'spo+' or 'imle'"
+            )
+
+    def reseed(self, seed: int) -> None:
+        """Restart the noise stream (I-MLE) from ``seed``; :func:`~ldopt_torch.fit` calls it."""
+        dist = self.imle_options.get("distribution")
+        if dist is not None and hasattr(dist, "reseed"):
+            dist.reseed(seed)
 
     def __repr__(self) -> str:
         extra = "" if self.scale == "none" else f", scale={self.scale!r}"
@@ -139,6 +168,7 @@ class LDLoss(nn.Module):
         return method_fits(self.dec, self.method, d)
 
     def methods_for(self, d: int) -> list[str]:
+        """The methods that fit block ``d`` as the main block."""
         return [m for m in METHODS if method_fits(self.dec, m, d)]
 
     def default_main(self, candidates: list[int] | None = None) -> int:
@@ -151,29 +181,30 @@ class LDLoss(nn.Module):
 
     def _check_fit(self, d: int) -> None:
         if not self.fits(d):
-            raise InputError(f"method {self.method!r} does not fit block {d} "
-                             f"({self.dec.block(d).describe()}); methods that fit it: {self.methods_for(d)}")
+            raise InputError(
+                f"method {self.method!r} does not fit block {d} "
+                f"({self.dec.block(d).describe()}); methods that fit it: {self.methods_for(d)}"
+            )
 
     def argopt(self, d: int) -> BlockArgopt:
+        """The (cached) argopt map of main block ``d`` in the user's sense."""
         if d not in self._argopt:
             self._argopt[d] = BlockArgopt(self.dec, d, self.solver)
         return self._argopt[d]
 
     def exact_layer(self, d: int) -> QuadraticClosedForm:
+        """The (cached) closed-form layer of quadratic main block ``d``."""
         if d not in self._exact:
             self._check_fit(d)
             cm = self.dec.block(d).compiled
             row = cm.rows[0]
-            self._exact[d] = QuadraticClosedForm(row.P, row.dense(cm.num_vars), row.hi,
-                                                 minimize=self.sign < 0)
+            self._exact[d] = QuadraticClosedForm(row.matrix, row.dense(cm.num_vars), row.hi, minimize=self.sign < 0)
         return self._exact[d]
 
     # the losses -----------------------------------------------------------------------------
-    def _parts(self, pred: torch.Tensor, batch: dict[str, Any], scaled: bool = True) -> tuple[torch.Tensor, ...]:
+    def _parts(self, pred: torch.Tensor, batch: LDBatch, scaled: bool = True) -> tuple[torch.Tensor, ...]:
         self.affine.check(pred, batch)
-        c = batch["costs"].to(pred.dtype)
-        lam = batch["main_objective"].to(pred.dtype)
-        xd = batch["main_solution"].to(pred.dtype)
+        c, lam, xd = (like(batch[k], pred) for k in ("costs", "main_objective", "main_solution"))
         w = lam + self.affine.diff(pred - c)
         if scaled and self.scale == "costs":
             s = self.affine.q(c).abs().mean(-1) / lam.abs().mean(-1).clamp_min(1e-12)
@@ -181,7 +212,7 @@ class LDLoss(nn.Module):
         target = lam if self.loss == "L1" else self.affine.q(c)
         return w, lam, xd, target
 
-    def _groups(self, batch: dict[str, Any]) -> list[tuple[int, torch.Tensor | slice]]:
+    def _groups(self, batch: LDBatch) -> list[tuple[int, torch.Tensor | slice]]:
         d = batch["d"]
         if isinstance(d, (int, np.integer)):
             return [(int(d), slice(None))]
@@ -191,10 +222,10 @@ class LDLoss(nn.Module):
             return [(int(uniq[0]), slice(None))]
         return [(int(u), torch.nonzero(d == u).squeeze(1)) for u in uniq]
 
-    def per_instance(self, pred_costs: torch.Tensor, batch: dict[str, Any]) -> torch.Tensor:
+    def per_instance(self, pred_costs: torch.Tensor, batch: LDBatch) -> torch.Tensor:
         """The training loss of every instance: ``(B,)``."""
         w, lam, xd, target = self._parts(pred_costs, batch)
-        out = torch.empty(len(w), dtype=w.dtype)
+        out = torch.empty(len(w), dtype=w.dtype, device=w.device)
         pieces = []
         for d, sel in self._groups(batch):
             self._check_fit(d)
@@ -211,69 +242,18 @@ class LDLoss(nn.Module):
             pieces.append((sel, val))
         if len(pieces) == 1:
             return pieces[0][1]
-        return out.index_put((torch.cat([s for s, _ in pieces]),), torch.cat([v for _, v in pieces]))
+        index = torch.cat([torch.as_tensor(s) for s, _ in pieces]).to(w.device)  # several groups: index tensors
+        return out.index_put((index,), torch.cat([v for _, v in pieces]))
 
-    def forward(self, pred_costs: torch.Tensor, batch: dict[str, Any]) -> torch.Tensor:
+    def forward(self, pred_costs: torch.Tensor, batch: LDBatch) -> torch.Tensor:
         return self.per_instance(pred_costs, batch).mean()
 
     @torch.no_grad()
-    def regret(self, pred_costs: torch.Tensor, batch: dict[str, Any]) -> torch.Tensor:
+    def regret(self, pred_costs: torch.Tensor, batch: LDBatch) -> torch.Tensor:
         """L1 or L2 evaluated exactly (true main-block argopt, no surrogate): ``(B,)``."""
         w, _, xd, target = self._parts(pred_costs, batch, scaled=False)
-        out = torch.empty(len(w), dtype=w.dtype)
+        out = torch.empty(len(w), dtype=w.dtype, device=w.device)
         for d, sel in self._groups(batch):
             xh = self.argopt(d)(w[sel])
             out[sel] = self.sign * ((target[sel] * xd[sel]).sum(-1) - (target[sel] * xh).sum(-1))
         return out
-
-
-class MSELoss(nn.Module):
-    """Two-stage baseline: mean squared error of the predicted costs."""
-
-    def forward(self, pred_costs: torch.Tensor, batch: dict[str, Any]) -> torch.Tensor:
-        c = batch["costs"].to(pred_costs.dtype)
-        if pred_costs.shape != c.shape:
-            raise InputError(f"pred_costs: expected shape {tuple(c.shape)}, got {tuple(pred_costs.shape)}")
-        check_finite(pred_costs, batch)
-        return ((pred_costs - c) ** 2).mean()
-
-
-class FullLoss(nn.Module):
-    """SPO+ or I-MLE on the full problem through PyEPO's own losses and our optModel adapter.
-
-    Needs batches with the true optimal ``solution`` and ``objective`` (:class:`OptDataset`).
-    """
-
-    def __init__(self, problem: Problem, method: str = "spo+", *, solver: str = "auto", n_samples: int = 1,
-                 sigma: float = 1.0, lambd: float = 10.0, processes: int = 1) -> None:
-        super().__init__()
-        try:
-            import pyepo.func  # noqa: PLC0415
-        except ImportError as exc:  # pragma: no cover - pyepo is in the torch extra
-            raise InputError("FullLoss needs PyEPO: pip install 'ldopt[torch]'") from exc
-        from .pyepo_adapter import PyEPOModel  # noqa: PLC0415
-
-        if method not in ("spo+", "imle"):
-            raise InputError(f"method: expected 'spo+' or 'imle', got {method!r}")
-        self.problem, self.method = problem, method
-        self.optmodel = PyEPOModel(problem, solver=solver)
-        self.sign = 1.0 if problem.sense == "max" else -1.0
-        if method == "spo+":
-            self.layer = pyepo.func.SPOPlus(self.optmodel, processes=processes)
-        else:
-            dist = pyepo.func.utils.sumGammaDistribution(kappa=5)
-            self.layer = pyepo.func.implicitMLE(self.optmodel, n_samples=n_samples, sigma=sigma, lambd=lambd,
-                                                distribution=dist, processes=processes)
-
-    def forward(self, pred_costs: torch.Tensor, batch: dict[str, Any]) -> torch.Tensor:
-        if "solution" not in batch:
-            raise InputError("FullLoss: expected batches with the true 'solution' and 'objective' of the full "
-                             "problem, got none; build the training data with lt.OptDataset")
-        check_finite(pred_costs, batch)
-        c = batch["costs"].to(pred_costs.dtype)
-        sol = batch["solution"].to(pred_costs.dtype)
-        if self.method == "spo+":
-            return self.layer(pred_costs, c, sol, batch["objective"].to(pred_costs.dtype))
-        xh = self.layer(pred_costs)
-        return (self.sign * ((c * sol).sum(-1) - (c * xh).sum(-1))).mean()
-

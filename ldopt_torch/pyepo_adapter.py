@@ -1,7 +1,8 @@
 """Our problems and LD blocks as PyEPO ``optModel`` s, so every ``pyepo.func`` loss runs on them.
 
-``PyEPOModel(problem)`` solves the full problem by the named solver; ``PyEPOModel(dec, block=d)``
-solves block ``d``'s subproblem (its objective is the block's own coefficient vector). Both honour
+``PyEPOModel(problem)`` solves the full problem by the named solver (with ``time_limit`` or
+``gap``, its incumbent stands for the optimum); ``PyEPOModel(dec, block=d)`` solves block ``d``'s
+subproblem (its objective is the block's own coefficient vector). Both honour
 PyEPO's ``ModelSpec``/``rebuild`` contract: the constructor arguments (a picklable
 :class:`~ldopt.Problem` or :class:`~ldopt.Decomposition`, a solver name, a block index) rebuild an
 equivalent model in a worker process.
@@ -15,6 +16,7 @@ import numpy as np
 
 from ldopt import Decomposition, Problem
 from ldopt.errors import InputError, SolverError
+from ldopt.regret import solve_many
 
 try:
     from pyepo import EPO
@@ -26,30 +28,44 @@ except ImportError as exc:  # pragma: no cover - pyepo is in the torch extra
 class PyEPOModel(optModel):
     """A PyEPO ``optModel`` over a :class:`~ldopt.Problem` (``block=None``) or one LD block."""
 
-    def __init__(self, target: Problem | Decomposition, solver: str = "auto", block: int | None = None) -> None:
+    def __init__(
+        self,
+        target: Problem | Decomposition,
+        solver: str = "auto",
+        block: int | None = None,
+        *,
+        time_limit: float | None = None,
+        gap: float = 0.0,
+    ) -> None:
         if block is None and not isinstance(target, Problem):
-            raise InputError(f"target: expected an ldopt.Problem (or a Decomposition with block=d), "
-                             f"got {type(target).__name__}")
+            raise InputError(
+                f"target: expected an ldopt.Problem (or a Decomposition with block=d), got {type(target).__name__}"
+            )
         if block is not None and not isinstance(target, Decomposition):
             raise InputError(f"block={block}: expected an ldopt.Decomposition as target, got {type(target).__name__}")
         self.target, self.solver, self.block = target, solver, block
+        self.time_limit, self.gap = time_limit, gap  # per full-problem solve; the incumbent is used
+        self._problem = target if isinstance(target, Problem) else target.problem
+        self._dec = target if isinstance(target, Decomposition) else None
         self._cost: np.ndarray | None = None
         super().__init__()
 
     def _getModel(self) -> tuple[Any, list[int]]:
-        if self.block is None:
-            p = self.target
+        p = self._problem
+        if self.block is None or self._dec is None:
             cm = p.compiled
             if not cm.identity_costs or np.any(cm.q0) or np.any(cm.r):
-                raise InputError("PyEPOModel: PyEPO losses assume the objective is c·x; this problem's "
-                                 "objective is q0 + Qc with Q ≠ I or a constant term; train it with LDLoss "
-                                 "or reformulate it")
+                raise InputError(
+                    "PyEPOModel: PyEPO losses assume the objective is c·x; this problem's "
+                    "objective is q0 + Qc with Q ≠ I or a constant term; train it with LDLoss "
+                    "or reformulate it"
+                )
             self.modelSense = EPO.MAXIMIZE if p.sense == "max" else EPO.MINIMIZE
             return p, list(range(p.num_vars))
-        blk = self.target.block(self.block)
-        self.modelSense = EPO.MAXIMIZE if self.target.problem.sense == "max" else EPO.MINIMIZE
-        self._sign = 1.0 if self.target.problem.sense == "max" else -1.0
-        return blk.solver(self.solver), list(range(self.target.num_vars))
+        blk = self._dec.block(self.block)
+        self.modelSense = EPO.MAXIMIZE if p.sense == "max" else EPO.MINIMIZE
+        self._sign = p.sign
+        return blk.solver(self.solver), list(range(p.num_vars))
 
     def setObj(self, c: Any) -> None:
         c = np.asarray(c.detach().cpu().numpy() if hasattr(c, "detach") else c, dtype=float).reshape(-1)
@@ -62,7 +78,7 @@ class PyEPOModel(optModel):
             raise InputError("solve: call setObj(c) first")
         c = self._cost
         if self.block is None:
-            s = self.target.solve(c, solver=self.solver)
+            s = solve_many(self._problem, c[None, :], self.solver, time_limit=self.time_limit, gap=self.gap)
             if not s.ok[0]:
                 raise SolverError(f"PyEPOModel: the full problem has no solution ({s.status[0]}: {s.messages[0]})")
             x = s.x[0]
@@ -78,5 +94,5 @@ class PyEPOModel(optModel):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        if self.block is not None and self._model is None:
-            self._model = self.target.block(self.block).solver(self.solver)
+        if self.block is not None and self._dec is not None and self._model is None:
+            self._model = self._dec.block(self.block).solver(self.solver)

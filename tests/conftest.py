@@ -5,8 +5,8 @@ import pytest
 
 os.environ.setdefault("LDOPT_PROGRESS", "0")
 
-import ldopt  # noqa: E402
-from ldopt.solvers import registry  # noqa: E402
+import ldopt
+from ldopt.solvers import registry
 
 # Every registered backend plus one Pyomo-solver route; a new backend joins automatically.
 ALL_SOLVERS = [*registry.registered(), "pyomo:appsi_highs"]

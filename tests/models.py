@@ -36,6 +36,18 @@ def linear_model(
     return m
 
 
+def single_row_problem(a, lo, hi, domain=pyo.Binary, lb=0.0, ub=1.0, sense=pyo.maximize):
+    """An ``ldopt.Problem`` of one row ``lo <= a·x <= hi`` over the box ``[lb, ub]^n``."""
+    import ldopt  # noqa: PLC0415
+
+    n = len(a)
+    lb, ub = np.broadcast_to(np.asarray(lb, float), (n,)), np.broadcast_to(np.asarray(ub, float), (n,))
+    model = linear_model(
+        np.asarray(a, float)[None, :], np.array([lo], float), np.array([hi], float), lb, ub, domain=domain, sense=sense
+    )
+    return ldopt.Problem.from_pyomo(model, model.c)
+
+
 def brute_force(A, lo, hi, lb, ub, costs, sense="max"):
     """Exact optimum over the integer box by enumeration: (objective, feasible-count)."""
     grids = [range(int(lb[j]), int(ub[j]) + 1) for j in range(A.shape[1])]
@@ -68,3 +80,27 @@ def ball_optimum(c: np.ndarray, P: np.ndarray, radius2: float) -> tuple[np.ndarr
     quad = np.einsum("bi,bi->b", np.atleast_2d(c), Pi_c)
     x = np.sqrt(radius2 / quad)[:, None] * Pi_c
     return x, np.sqrt(radius2 * quad)
+
+
+def row_model(a, lo, hi, lb, ub, kinds, sense=pyo.maximize):
+    """An ``ldopt.Problem``: one row over variables of the given kinds ("B", "I", "C") with bounds
+    (``a_j = 0`` off the row); ``lo`` or ``hi`` is None for a one-sided row, equal for an equality."""
+    import ldopt  # noqa: PLC0415
+
+    n = len(a)
+    m = pyo.ConcreteModel()
+    m.I = pyo.RangeSet(0, n - 1)
+    m.c = pyo.Param(m.I, mutable=True, initialize=0.0)
+    dom = {"B": pyo.Binary, "I": pyo.Integers, "C": pyo.Reals}
+    m.x = pyo.Var(m.I, domain=lambda _, j: dom[kinds[j]], bounds=lambda _, j: (lb[j], ub[j]))
+    m.obj = pyo.Objective(expr=sum(m.c[j] * m.x[j] for j in m.I), sense=sense)
+    body = sum(float(a[j]) * m.x[j] for j in range(n))
+    if lo is None:
+        m.row = pyo.Constraint(expr=body <= hi)
+    elif hi is None:
+        m.row = pyo.Constraint(expr=body >= lo)
+    elif lo == hi:
+        m.row = pyo.Constraint(expr=body == hi)
+    else:
+        m.row = pyo.Constraint(expr=pyo.inequality(lo, body, hi))
+    return ldopt.Problem.from_pyomo(m, m.c)

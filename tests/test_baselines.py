@@ -32,8 +32,8 @@ def test_tight_normals_match_pyepos_gurobi_extraction(mkp):
     avail = ldopt.solvers.registry.availability(p.compiled, "gurobi")
     if not avail:
         pytest.skip(f"PyEPO's extraction needs Gurobi: {avail.reason}")
-    from pyepo.data.dataset import _extract_tight_normals
-    from pyepo.model.grb import knapsackModel
+    from pyepo.data.dataset import _extract_tight_normals  # noqa: PLC0415 - needs a Gurobi licence
+    from pyepo.model.grb import knapsackModel  # noqa: PLC0415
 
     native = knapsackModel(d.weights, d.capacities)
     for i in range(10):
@@ -69,13 +69,23 @@ def test_lava_refuses_interior_points():
         adjacent_steps(prob, np.full((1, 6), 0.5))
 
 
-@pytest.mark.parametrize("make", [lambda p: lt.CaVELoss(p, plus=True), lambda p: lt.CaVELoss(p, plus=False),
-                                  lambda p: lt.LAVALoss(p)])
+@pytest.mark.parametrize(
+    "make", [lambda p: lt.CaVELoss(p, plus=True), lambda p: lt.CaVELoss(p, plus=False), lambda p: lt.LAVALoss(p)]
+)
 def test_solver_free_losses_train(mkp, make):
     p, d, _ = mkp
     F = (d.features - d.features.mean(0)) / d.features.std(0)
     data = lt.OptDataset(p, F[:20], d.costs[:20], solver="highs", structure=True)
     torch.manual_seed(0)
-    out = lt.fit(torch.nn.Linear(F.shape[1], 15), data, make(p), epochs=30, val=(F[20:], d.costs[20:]),
-                 eval_every=10, lr=5e-2, solver="highs", progress=False)
+    out = lt.fit(
+        torch.nn.Linear(F.shape[1], 15),
+        data,
+        make(p),
+        epochs=30,
+        val=(F[20:], d.costs[20:]),
+        eval_every=10,
+        lr=5e-2,
+        solver="highs",
+        progress=False,
+    )
     assert out.best_val < out.history[0]["val_regret"]

@@ -64,7 +64,7 @@ def test_affine_cost_map_and_constant():
     # the affine map agrees with Pyomo evaluating the objective itself
     for i, v in enumerate(c[0]):
         m.c[i].set_value(v)
-    for var, val in zip(cm.var_data, x[0]):
+    for var, val in zip(cm.var_data, x[0], strict=True):
         var.set_value(val)
     assert pyo.value(m.obj) == pytest.approx(expected)
 
@@ -106,7 +106,7 @@ def test_two_objectives():
     m = _base()
     m.o1 = pyo.Objective(expr=sum(m.c[i] * m.x[i] for i in m.I))
     m.o2 = pyo.Objective(expr=m.x[0])
-    with pytest.raises(ldopt.ObjectiveError, match="expected one active Objective, got 2.*deactivate"):
+    with pytest.raises(ldopt.ObjectiveError, match=r"expected one active Objective, got 2.*deactivate"):
         ldopt.Problem.from_pyomo(m, m.c)
 
 
@@ -139,9 +139,9 @@ def test_cost_not_mutable_or_not_param_or_unused():
     m = _base()
     m.fixed = pyo.Param(m.I, initialize=1.0)
     m.obj = pyo.Objective(expr=sum(m.c[i] * m.x[i] for i in m.I))
-    with pytest.raises(ldopt.CostParamError, match="not mutable.*mutable=True"):
+    with pytest.raises(ldopt.CostParamError, match=r"not mutable.*mutable=True"):
         ldopt.Problem.from_pyomo(m, m.fixed)
-    with pytest.raises(ldopt.CostParamError, match="expected a mutable pyomo Param.*got IndexedVar"):
+    with pytest.raises(ldopt.CostParamError, match=r"expected a mutable pyomo Param.*got IndexedVar"):
         ldopt.Problem.from_pyomo(m, m.x)
     with pytest.raises(ldopt.CostParamError, match="got ndarray"):
         ldopt.Problem.from_pyomo(m, np.ones(3))
@@ -181,7 +181,7 @@ def test_unbounded_integer_variable():
     m = _base()
     m.z = pyo.Var(domain=pyo.NonNegativeIntegers)
     m.obj = pyo.Objective(expr=sum(m.c[i] * m.x[i] for i in m.I) + m.z)
-    with pytest.raises(ldopt.VariableError, match="integer variable 'z' is unbounded.*bounds="):
+    with pytest.raises(ldopt.VariableError, match=r"integer variable 'z' is unbounded.*bounds="):
         ldopt.Problem.from_pyomo(m, m.c)
 
 
@@ -214,7 +214,7 @@ def test_bad_cost_arrays_name_the_shape():
 def test_unknown_and_unfit_solvers():
     m = knapsack.build_model(np.ones((1, 4)), [2])
     p = ldopt.Problem.from_pyomo(m, m.c)
-    with pytest.raises(ldopt.SolverUnavailableError, match="unknown solver 'glpk'.*highs"):
+    with pytest.raises(ldopt.SolverUnavailableError, match=r"unknown solver 'glpk'.*highs"):
         p.solve(np.ones(4), solver="glpk")
     with pytest.raises(ldopt.SolverUnavailableError, match="not available"):
         p.solve(np.ones(4), solver="pyomo:no_such_solver_xyz")
@@ -242,6 +242,12 @@ def test_gurobi_size_limited_license_is_reported():
 
 
 def test_errors_are_ldopt_errors():
-    for cls in (ldopt.ObjectiveError, ldopt.CostParamError, ldopt.ConstraintError, ldopt.VariableError,
-                ldopt.InputError, ldopt.SolverUnavailableError):
+    for cls in (
+        ldopt.ObjectiveError,
+        ldopt.CostParamError,
+        ldopt.ConstraintError,
+        ldopt.VariableError,
+        ldopt.InputError,
+        ldopt.SolverUnavailableError,
+    ):
         assert issubclass(cls, ldopt.LdoptError)

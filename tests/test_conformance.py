@@ -58,8 +58,7 @@ def test_lp_matches_greedy_closed_form(solver, rng):
     n = 10
     w = rng.uniform(1, 5, n)
     cap = 0.4 * w.sum()
-    model = linear_model(w[None, :], np.array([-np.inf]), np.array([cap]), np.zeros(n), np.ones(n),
-                         domain=pyo.Reals)
+    model = linear_model(w[None, :], np.array([-np.inf]), np.array([cap]), np.zeros(n), np.ones(n), domain=pyo.Reals)
     p = ldopt.Problem.from_pyomo(model, model.c)
     require(p, solver)
     costs = rng.uniform(0.5, 3, size=(4, n))
@@ -114,8 +113,7 @@ def test_objective_constant_and_affine_cost_map(solver):
     m = pyo.ConcreteModel()
     m.c = pyo.Param([0, 1], mutable=True, initialize=0.0)
     m.x = pyo.Var([0, 1], domain=pyo.Binary)
-    m.obj = pyo.Objective(expr=(2 * m.c[0] + 1) * m.x[0] - m.c[1] * m.x[1] + 3 * m.c[0] + 4,
-                          sense=pyo.maximize)
+    m.obj = pyo.Objective(expr=(2 * m.c[0] + 1) * m.x[0] - m.c[1] * m.x[1] + 3 * m.c[0] + 4, sense=pyo.maximize)
     m.row = pyo.Constraint(expr=m.x[0] + m.x[1] <= 1)
     p = ldopt.Problem.from_pyomo(m, m.c)
     require(p, solver)
@@ -158,3 +156,54 @@ def test_backends_agree_on_portfolio(solver):
     s = p.solve(costs, solver=solver)
     np.testing.assert_allclose(s.objective, ref.objective, rtol=1e-5)
     assert (p.violation(s.x) <= 1e-6).all()
+
+
+@pytest.fixture(scope="module")
+def executors():
+    """A user's thread pool, a local process pool and a Dask cluster of processes (closed after)."""
+    from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+
+    from ldopt import parallel  # noqa: PLC0415
+
+    pools = {"threads": ThreadPoolExecutor(3), "local pool": parallel.local_pool(2)}
+    dask = None
+    try:
+        dask = parallel.dask_executor(workers=2)
+        pools["dask"] = dask.__enter__()
+    except ldopt.InputError:  # Dask not installed: the other executors still run
+        dask = None
+    yield pools
+    if dask is not None:
+        dask.__exit__(None, None, None)
+    pools["threads"].shutdown()
+    pools["local pool"].shutdown()
+
+
+def test_every_solver_works_under_every_executor(solver, executors):
+    """The same answers on this process's threads (default), a user's ThreadPoolExecutor, a local
+    process pool and Dask: sessions are per thread, and a worker rebuilds what it needs (a Pyomo
+    model from the compiled arrays)."""
+    d = knapsack.protocol_data(10, 14, dim=3, seed=4)
+    m = knapsack.build_model(d.weights, d.capacities)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    require(p, solver)
+    ref = p.solve(d.costs, solver="highs").objective
+    np.testing.assert_allclose(ldopt.regret.solve_many(p, d.costs, solver).objective, ref, atol=1e-6)
+    for name, ex in executors.items():
+        got = ldopt.regret.solve_many(p, d.costs, solver, executor=ex, chunk_size=3).objective
+        np.testing.assert_allclose(got, ref, atol=1e-6, err_msg=name)
+
+
+def test_every_solver_works_as_a_block_solver(solver):
+    """A registry solver for every block of a dual solve (threads by default): the first bound is the
+    oracle's (it depends only on the blocks' optimal values; later ones follow the solutions, whose
+    ties a solver may break otherwise), and every bound is valid."""
+    d = knapsack.protocol_data(6, 12, dim=2, seed=2)
+    m = knapsack.build_model(d.weights, d.capacities)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    dec = ldopt.decompose(p)
+    require(dec.block(0).problem, solver)
+    first = dec.dual(d.costs, iterations=1, progress=False).bound
+    np.testing.assert_allclose(dec.dual(d.costs, iterations=1, solver=solver, progress=False).bound, first, rtol=1e-6)
+    got = dec.dual(d.costs, iterations=6, solver=solver, progress=False)
+    assert (got.bound >= p.solve(d.costs, solver="highs").objective - 1e-6).all()

@@ -24,10 +24,10 @@ def test_mean_ci_matches_a_hand_computed_case():
 
 def test_method_names_parse_and_reject():
     assert experiment.label("ld:imle:multiple:L2") == "LD(IMLE, multiple, L2)"
-    assert experiment.parse_method("spo+") == {"kind": "spo+"}
+    assert experiment.parse_method("spo+").kind == "spo+"
     with pytest.raises(ldopt.InputError, match="ld:<spo\\+\\|imle\\|exact>"):
         experiment.parse_method("ld:spo:static:L1")
-    assert experiment.parse_method("ld:imle:multiple:L1:scaled")["scale"] == "costs"
+    assert experiment.parse_method("ld:imle:multiple:L1:scaled").scaled
     assert experiment.label("ld:imle:multiple:L1:scaled") == "LD(IMLE, multiple, L1, scaled)"
     with pytest.raises(ldopt.InputError):
         experiment.parse_method("ld:imle:multiple:L1:big")
@@ -46,16 +46,45 @@ def test_saved_rows_accumulate_across_columns(tmp_path):
     merged = experiment.merge_rows(path, [new])
     experiment.save_rows(merged, path)
     back = experiment.load_rows(path)
-    assert [(r["method"], r["test_regret"], r["paper_time"]) for r in back] == [("mse", 4.0, None),
-                                                                              ("spo+", 3.0, 4692.0)]
+    assert [(r["method"], r["test_regret"], r["paper_time"]) for r in back] == [
+        ("mse", 4.0, None),
+        ("spo+", 3.0, 4692.0),
+    ]
 
 
 def test_runner_end_to_end_on_a_tiny_knapsack(tmp_path):
     out = tmp_path / "run"
-    rows = experiment.main(["knapsack", "--size", "15", "--train", "30", "--val", "10", "--test", "20",
-                            "--methods", "mse", "spo+", "imle", "cave", "cave+", "lava", "ld:spo+:static:L1",
-                            "ld:imle:multiple:L2",
-                            "--budget", "0.5", "--epochs", "3", "--iterations", "20", "--out", str(out), "--quiet"])
+    rows = experiment.main(
+        [
+            "knapsack",
+            "--size",
+            "15",
+            "--train",
+            "30",
+            "--val",
+            "10",
+            "--test",
+            "20",
+            "--methods",
+            "mse",
+            "spo+",
+            "imle",
+            "cave",
+            "cave+",
+            "lava",
+            "ld:spo+:static:L1",
+            "ld:imle:multiple:L2",
+            "--budget",
+            "0.5",
+            "--epochs",
+            "3",
+            "--iterations",
+            "20",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+    )
     assert len(rows) == 8
     for r in rows:
         assert 0 <= r["test_regret"] < 100 and r["epochs"] >= 1
@@ -68,20 +97,62 @@ def test_runner_end_to_end_on_a_tiny_knapsack(tmp_path):
 
 
 def test_runner_passes_the_dual_options_to_the_training_sets(tmp_path):
-    args = ["knapsack", "--size", "12", "--train", "16", "--val", "6", "--test", "6", "--methods",
-            "ld:spo+:multiple:L1", "--budget", "0.3", "--epochs", "2", "--iterations", "15", "--quiet"]
-    experiment.main([*args, "--out", str(tmp_path / "shared")])
-    experiment.main([*args, "--dual", "independent", "--out", str(tmp_path / "indep")])
-    metas = [json.loads((tmp_path / k / "meta.json").read_text()) for k in ("shared", "indep")]
-    assert [m["dual"]["independent"] for m in metas] == [False, True]
+    args = [
+        "knapsack",
+        "--size",
+        "12",
+        "--train",
+        "16",
+        "--val",
+        "6",
+        "--test",
+        "6",
+        "--methods",
+        "ld:spo+:multiple:L1",
+        "--budget",
+        "0.3",
+        "--epochs",
+        "2",
+        "--iterations",
+        "15",
+        "--quiet",
+    ]
+    modes = ["shared", "independent", "joint"]
+    for mode in modes:
+        experiment.main([*args, "--dual", mode, "--out", str(tmp_path / mode)])
+    metas = [json.loads((tmp_path / k / "meta.json").read_text()) for k in modes]
+    assert [m["dual"]["mode"] for m in metas] == modes
     # each run's training set was built (and cached) by its own kind of dual solve
-    headers = [json.loads(next((tmp_path / k / "cache").glob("lddata-*.json")).read_text())
-               for k in ("shared", "indep")]
-    assert [h["settings"]["independent"] for h in headers] == [False, True]
+    headers = [json.loads(next((tmp_path / k / "cache").glob("lddata-*.json")).read_text()) for k in modes]
+    assert [h["settings"]["mode"] for h in headers] == modes
 
 
 def test_runner_portfolio_exact(tmp_path):
-    rows = experiment.main(["portfolio", "--size", "8", "--train", "20", "--val", "8", "--test", "20",
-                            "--methods", "mse", "ld:exact:static:L2", "--budget", "0.5", "--epochs", "3",
-                            "--iterations", "20", "--solver", "cvxpy", "--out", str(tmp_path), "--quiet"])
+    rows = experiment.main(
+        [
+            "portfolio",
+            "--size",
+            "8",
+            "--train",
+            "20",
+            "--val",
+            "8",
+            "--test",
+            "20",
+            "--methods",
+            "mse",
+            "ld:exact:static:L2",
+            "--budget",
+            "0.5",
+            "--epochs",
+            "3",
+            "--iterations",
+            "20",
+            "--solver",
+            "cvxpy",
+            "--out",
+            str(tmp_path),
+            "--quiet",
+        ]
+    )
     assert [r["label"] for r in rows] == ["MSE", "LD(Exact, static, L2)"]

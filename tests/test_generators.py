@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import ldopt
 from ldopt.errors import InputError
-from ldopt.problems import knapsack, portfolio
+from ldopt.problems import facility, knapsack, portfolio, shortest_path
 
 
 @pytest.mark.parametrize("args", [(20, 12, 30, 10, 8, 0.5, 42), (7, 5, 11, 1, 1, 0.0, 135), (3, 4, 9, 3, 4, 0.2, 0)])
@@ -15,7 +16,7 @@ def test_knapsack_matches_pyepo(args):
     num_data, p, n, dim, deg, noise, seed = args
     ours = knapsack.gen_data(num_data, p, n, dim=dim, deg=deg, noise_width=noise, seed=seed)
     ref = pyepo_knapsack.genData(num_data, p, n, dim=dim, deg=deg, noise_width=noise, seed=seed)
-    for a, b in zip(ours, ref):
+    for a, b in zip(ours, ref, strict=True):
         np.testing.assert_array_equal(np.asarray(a, dtype=float), np.asarray(b, dtype=float).reshape(np.shape(a)))
     assert ours[2].dtype == np.float32
 
@@ -26,7 +27,7 @@ def test_portfolio_matches_pyepo(args):
     num_data, p, n, deg, noise, seed = args
     ours = portfolio.gen_data(num_data, p, n, deg=deg, noise_level=noise, seed=seed)
     ref = pyepo_portfolio.genData(num_data, p, n, deg=deg, noise_level=noise, seed=seed)
-    for a, b in zip(ours, ref):
+    for a, b in zip(ours, ref, strict=True):
         np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=1e-6, atol=1e-12)
 
 
@@ -40,7 +41,7 @@ def test_knapsack_protocol():
 
 
 def test_portfolio_covariance_is_psd_and_risk_level():
-    cov, feats, r = portfolio.gen_data(4, 5, 25, deg=8, seed=3)
+    cov, _, _ = portfolio.gen_data(4, 5, 25, deg=8, seed=3)
     assert np.linalg.eigvalsh(cov).min() > 0
     assert portfolio.risk_level(cov) == pytest.approx(2.25 * cov.mean())
 
@@ -54,3 +55,74 @@ def test_bad_generator_arguments():
         knapsack.build_model(np.ones((2, 3)), [1, 2, 3])
     with pytest.raises(InputError, match="square"):
         portfolio.build_model(np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("args", [(50, 5, (5, 5), 1, 0.0, 135), (20, 3, (3, 4), 4, 0.5, 7), (7, 2, (1, 6), 2, 0.1, 0)])
+def test_shortest_path_matches_pyepo(args):
+    pyepo_sp = pytest.importorskip("pyepo.data.shortestpath", reason="pyepo is not installed")
+    utils = pytest.importorskip("pyepo.model.utils", reason="pyepo is not installed")
+    ours, theirs = shortest_path.gen_data(*args), pyepo_sp.genData(*args)
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert shortest_path.arcs(args[2]) == utils._get_grid_arcs(args[2])
+
+
+def test_shortest_path_model_finds_the_dag_shortest_path_and_every_row_has_an_oracle():
+    """Against a dynamic program over the grid (a DAG): the LP and the binary model agree with it,
+    and every node's conservation row gets the closed-form oracle."""
+    grid = (4, 5)
+    _, costs = shortest_path.gen_data(30, 5, grid, deg=2, noise_width=0.5, seed=3)
+    arc_list = shortest_path.arcs(grid)
+    want = []
+    for c in costs.astype(float):
+        dist = np.full(grid[0] * grid[1], np.inf)
+        dist[0] = 0.0
+        for a, (t, h) in sorted(enumerate(arc_list), key=lambda e: e[1]):  # tails in topological order
+            dist[h] = min(dist[h], dist[t] + c[a])
+        want.append(dist[-1])
+    for binary in (True, False):
+        m = shortest_path.build_model(grid, binary=binary)
+        p = ldopt.Problem.from_pyomo(m, m.c)
+        s = p.solve(costs, solver="highs")
+        np.testing.assert_allclose(s.objective, want, rtol=1e-9)
+        assert set(np.unique(np.round(s.x, 9))) <= {0.0, 1.0}
+    dec = ldopt.decompose(p)
+    assert all("linear-row" in line for line in dec.describe().splitlines()[1:])
+    r = dec.dual(costs, iterations=50)
+    assert (r.bound <= np.asarray(want) + 1e-7).all()  # weak duality: a lower bound for a minimum
+
+
+def test_shortest_path_rejects_a_bad_grid():
+    for grid in [(1, 1), (0, 3), "5x5", (2,)]:
+        with pytest.raises(InputError, match="grid"):
+            shortest_path.build_model(grid)
+
+
+def test_facility_location_blocks_all_have_oracles_and_bound_the_optimum():
+    """Assignment rows in closed form, capacity rows by the mixed-row oracle, the cover row as a
+    knapsack; the optimum agrees between HiGHS and Gurobi and the shared dual bounds it (weak
+    duality for a minimum: bound <= optimum)."""
+    d = facility.gen_data(12, facilities=4, customers=8, seed=5)
+    assert d.costs.shape == (12, 32) and (d.costs > 0).all()
+    assert d.capacities.sum() >= 2 * d.demands.sum() - 1e-9
+    m = facility.build_model(d.demands, d.capacities, d.fixed_costs)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    dec = ldopt.decompose(p)
+    names = [line.split("— ")[1].split(":")[0] for line in dec.describe().splitlines()[1:]]
+    assert names == ["linear-row"] * 8 + ["mixed-row"] * 4 + ["knapsack"]
+    s = p.solve(d.costs, solver="highs")
+    assert (s.status == "optimal").all() and (p.violation(s.x) <= 1e-6).all()
+    if "gurobi" in ldopt.solvers.registered() and p.solvers()["gurobi"].ok:
+        np.testing.assert_allclose(p.solve(d.costs, solver="gurobi").objective, s.objective, rtol=1e-6)
+    r = dec.dual(d.costs, iterations=300)
+    assert (r.bound <= s.objective + 1e-6).all()
+    assert np.median(r.bound / s.objective) > 0.8  # the shared solve gets close
+
+
+def test_facility_generator_is_deterministic_and_checks_its_input():
+    a, b = facility.gen_data(5, seed=3), facility.gen_data(5, seed=3)
+    np.testing.assert_array_equal(a.costs, b.costs)
+    with pytest.raises(InputError, match="fixed_costs"):
+        facility.build_model([5, 6], [10, 10], [1.0])
+    with pytest.raises(InputError, match="demands"):
+        facility.build_model([5, np.nan], [10, 10], [1.0, 2.0])

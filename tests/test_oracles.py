@@ -7,90 +7,46 @@ import pyomo.environ as pyo
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from models import ball_optimum, linear_model
+from models import ball_optimum, linear_model, row_model, single_row_problem
 
 import ldopt
 from ldopt.decomposition import _block_model
-from ldopt.oracles import KnapsackRowOracle, LinearRowOracle, QuadraticRowOracle, fit_oracle
+from ldopt.oracles import KnapsackRowOracle, LinearRowOracle, MixedRowOracle, QuadraticRowOracle, fit_oracle
 from ldopt.problems import portfolio
-
-
-def _single_row_problem(a, lo, hi, domain, lb=0.0, ub=1.0):
-    n = len(a)
-    model = linear_model(np.asarray(a, float)[None, :], np.array([lo]), np.array([hi]),
-                         np.full(n, lb), np.full(n, ub), domain=domain)
-    return ldopt.Problem.from_pyomo(model, model.c)
 
 
 @settings(max_examples=40, deadline=None)
 @given(
     seed=st.integers(0, 2**31 - 1),
-    n=st.integers(1, 40),
-    negative=st.booleans(),
-    geq=st.booleans(),
+    n=st.integers(1, 30),
+    kind=st.sampled_from(["le", "ge", "eq", "range"]),
+    sign=st.sampled_from([1.0, -1.0]),
 )
-def test_knapsack_oracle_matches_highs(seed, n, negative, geq):
-    rng = np.random.default_rng(seed)
-    a = rng.integers(0, 9, n).astype(float)
-    a[0] = max(a[0], 1.0)  # a row with no variable is dropped at compile time
-    if negative:
-        a *= rng.choice([-1.0, 1.0], n)
-    rhs = float(np.floor(rng.uniform(0.2, 0.8) * np.abs(a).sum()))
-    lo, hi = (-rhs, np.inf) if geq else (-np.inf, rhs)
-    if geq:
-        a = -a  # -a·x >= -rhs: the same row written as >=
-    p = _single_row_problem(a, lo, hi, pyo.Binary)
-    oracle = fit_oracle(_block_model(p, [0]))
-    assert isinstance(oracle, KnapsackRowOracle)
-    lam = rng.normal(0, 5, (40, n))
-    x = oracle.solve(lam)
-    ref = p.solve(lam, solver="highs")
-    assert set(np.unique(x)) <= {0.0, 1.0}
-    assert (p.violation(x) <= 1e-9).all()
-    np.testing.assert_allclose((x * lam).sum(axis=1), ref.objective, atol=1e-9)
-
-
-def test_knapsack_oracle_protocol_sizes_against_highs():
-    rng = np.random.default_rng(1)
-    for n in (100, 200, 300):
-        w = rng.integers(3, 8, n).astype(float)
-        p = _single_row_problem(w, -np.inf, float(int(0.5 * w.sum())), pyo.Binary)
-        oracle = fit_oracle(_block_model(p, [0]))
-        lam = rng.normal(1, 3, (25, n))
-        np.testing.assert_allclose((oracle.solve(lam) * lam).sum(axis=1),
-                                   p.solve(lam, solver="highs").objective, rtol=1e-9)
-
-
-def test_knapsack_oracle_refuses_what_it_cannot_do():
-    assert KnapsackRowOracle.fit(_block_model(_single_row_problem([1.5, 2], -np.inf, 2, pyo.Binary), [0])) is None
-    assert KnapsackRowOracle.fit(_block_model(_single_row_problem([1, 2], 1, 1, pyo.Binary), [0])) is None
-    assert KnapsackRowOracle.fit(_block_model(_single_row_problem([1, 2], -np.inf, 2, pyo.Integers, 0, 3), [0])) is None
-
-
-@settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 30), kind=st.sampled_from(["le", "ge", "eq", "range"]),
-       sign=st.sampled_from([1.0, -1.0]))
 def test_linear_row_oracle_matches_highs(seed, n, kind, sign):
     rng = np.random.default_rng(seed)
     a = sign * rng.uniform(0.5, 3, n)
     lb, ub = rng.uniform(-1, 0, n), rng.uniform(0.1, 2, n)
     span = np.sort([(a * lb).sum(), (a * ub).sum()])
     mid = rng.uniform(*span)
-    lo, hi = {"le": (-np.inf, mid), "ge": (mid, np.inf), "eq": (mid, mid),
-              "range": (mid - 0.3, mid + 0.3)}[kind]
+    lo, hi = {"le": (-np.inf, mid), "ge": (mid, np.inf), "eq": (mid, mid), "range": (mid - 0.3, mid + 0.3)}[kind]
     model = linear_model(a[None, :], np.array([lo]), np.array([hi]), lb, ub, domain=pyo.Reals)
     p = ldopt.Problem.from_pyomo(model, model.c)
     oracle = fit_oracle(_block_model(p, [0]))
     assert isinstance(oracle, LinearRowOracle)
     lam = rng.normal(0, 2, (30, n))
-    x = oracle.solve(lam)
+    x = oracle.argmax(lam)
     assert (p.violation(x) <= 1e-8).all()
     np.testing.assert_allclose((x * lam).sum(axis=1), p.solve(lam, solver="highs").objective, atol=1e-7)
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 25), kind=st.sampled_from(["le", "ge", "eq", "range"]),
-       alpha=st.sampled_from([1.0, -1.0, 2.5]), binary=st.booleans())
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    n=st.integers(1, 25),
+    kind=st.sampled_from(["le", "ge", "eq", "range"]),
+    alpha=st.sampled_from([1.0, -1.0, 2.5]),
+    binary=st.booleans(),
+)
 def test_linear_row_oracle_on_cardinality_rows_over_integers_matches_highs(seed, n, kind, alpha, binary):
     rng = np.random.default_rng(seed)
     lb = np.zeros(n) if binary else rng.integers(-2, 1, n).astype(float)
@@ -100,20 +56,21 @@ def test_linear_row_oracle_on_cardinality_rows_over_integers_matches_highs(seed,
     k = float(rng.integers(span[0], span[1] + 1))
     lo, hi = {"le": (-np.inf, k), "ge": (k, np.inf), "eq": (k, k), "range": (k - 1, k + 1)}[kind]
     lo, hi = np.sort([alpha * lo, alpha * hi]) if alpha > 0 else np.sort([alpha * hi, alpha * lo])
-    model = linear_model(a[None, :], np.array([lo]), np.array([hi]), lb, ub,
-                         domain=pyo.Binary if binary else pyo.Integers)
+    model = linear_model(
+        a[None, :], np.array([lo]), np.array([hi]), lb, ub, domain=pyo.Binary if binary else pyo.Integers
+    )
     p = ldopt.Problem.from_pyomo(model, model.c)
     oracle = fit_oracle(_block_model(p, [0]))
     assert oracle is not None
     lam = rng.normal(0, 2, (20, n))
-    x = oracle.solve(lam)
+    x = oracle.argmax(lam)
     assert (p.violation(x) <= 1e-8).all()  # integral and feasible
     np.testing.assert_allclose((x * lam).sum(axis=1), p.solve(lam, solver="highs").objective, atol=1e-7)
 
 
 def test_linear_row_oracle_refuses_unequal_coefficients_over_integers():
-    assert LinearRowOracle.fit(_block_model(_single_row_problem([1, 2], 1, 1, pyo.Binary), [0])) is None
-    assert LinearRowOracle.fit(_block_model(_single_row_problem([2, 2], 1, 1, pyo.Binary), [0])) is None
+    assert LinearRowOracle.fit(_block_model(single_row_problem([1, 2], 1, 1, pyo.Binary), [0])) is None
+    assert LinearRowOracle.fit(_block_model(single_row_problem([2, 2], 1, 1, pyo.Binary), [0])) is None
 
 
 def test_portfolio_budget_row_uses_the_linear_oracle():
@@ -134,7 +91,7 @@ def test_quadratic_oracle_matches_cvxpy_and_kkt(n):
     rng = np.random.default_rng(n)
     lam = ret.astype(float) + rng.normal(0, 0.02, ret.shape)  # mixed signs: x >= 0 binds
     lam[:5] = -np.abs(lam[:5])  # all negative: x = 0
-    x = oracle.solve(lam)
+    x = oracle.argmax(lam)
     ref = blk.problem.solve(lam, solver="cvxpy")
     R = 2.25 * cov.mean()
     np.testing.assert_allclose((x * lam).sum(axis=1), ref.objective, rtol=2e-5, atol=1e-8)
@@ -158,7 +115,7 @@ def test_quadratic_oracle_without_bounds_is_the_closed_form():
     v = np.abs(rng.normal(size=(4, n))) + 5 * np.linalg.solve(np.linalg.inv(P), np.ones(n))  # keep x > 0
     x_ref, _ = ball_optimum(v, P, 2.0)
     if (x_ref > 0).all():
-        np.testing.assert_allclose(oracle.solve(v), x_ref, rtol=1e-8)
+        np.testing.assert_allclose(oracle.argmax(v), x_ref, rtol=1e-8)
 
 
 def test_quadratic_oracle_upper_bound_falls_back_to_a_solver():
@@ -172,3 +129,87 @@ def test_quadratic_oracle_upper_bound_falls_back_to_a_solver():
     assert solver.oracle.fallback_count == 1
     assert (x <= 1 + 1e-7).all()
     np.testing.assert_allclose((x * lam).sum(), ref.objective, rtol=1e-6)
+
+
+ROWS = ["flow", "gub", "cardinality", "cover", "fixed-charge", "capacity", "mixed-signs"]
+
+
+def _family_row(family: str, n: int, rng: np.random.Generator):
+    """A single row of a family that MILPs decompose into: ``(a, lo, hi, lb, ub, kinds, oracle)``
+    where ``lo``/``hi`` is None for a one-sided row and ``oracle`` is the class (or classes: one weight
+    is a cardinality row) that must fit it."""
+    if family == "flow":  # a node's conservation over binary or integer arcs: Σ out − Σ in = b
+        a = rng.choice([-1.0, 1.0], n)
+        kinds = np.array([rng.choice(["B", "I"])] * n)
+        lb, ub = np.zeros(n), np.where(kinds == "B", 1.0, rng.integers(1, 4, n))
+        b = float(rng.integers(np.minimum(a * lb, a * ub).sum(), np.maximum(a * lb, a * ub).sum() + 1))
+        return a, b, b, lb, ub, kinds, LinearRowOracle
+    if family == "gub":  # choose at most (or exactly) one
+        b = 1.0
+        return (
+            np.ones(n),
+            (b if rng.random() < 0.5 else None),
+            b,
+            np.zeros(n),
+            np.ones(n),
+            np.array(["B"] * n),
+            LinearRowOracle,
+        )
+    if family == "cardinality":  # between k1 and k2 of n, on general integers with shifted bounds
+        lb = rng.integers(-2, 1, n).astype(float)
+        ub = lb + rng.integers(1, 4, n)
+        k1 = float(rng.integers(lb.sum(), ub.sum() + 1))
+        return np.ones(n), k1, k1 + float(rng.integers(0, 3)), lb, ub, np.array(["I"] * n), LinearRowOracle
+    if family == "cover":  # Σ w_j x_j >= d over binaries (the complement of a knapsack)
+        w = rng.integers(1, 50, n).astype(float)
+        either = (KnapsackRowOracle, LinearRowOracle)
+        return w, float(rng.integers(1, w.sum() + 1)), None, np.zeros(n), np.ones(n), np.array(["B"] * n), either
+    if family == "fixed-charge":  # x_j <= U y: continuous flows switched on by one binary
+        a = np.r_[np.ones(n), -rng.uniform(1, 5)]
+        lb, ub = np.zeros(n + 1), np.r_[rng.uniform(0.2, 2, n), 1.0]
+        return a, None, 0.0, lb, ub, np.array(["C"] * n + ["B"]), MixedRowOracle
+    if family == "capacity":  # a facility: Σ_i d_i x_ij <= u_j y_j with x continuous in [0, 1]
+        d = rng.uniform(1, 10, n)
+        a = np.r_[d, -rng.uniform(0.3, 1.0) * d.sum()]
+        return a, None, 0.0, np.zeros(n + 1), np.ones(n + 1), np.array(["C"] * n + ["B"]), MixedRowOracle
+    # continuous variables of both signs, a range row, and two small integers beside them
+    a = np.r_[rng.uniform(0.5, 3, n) * rng.choice([-1, 1], n), rng.uniform(0.5, 3, 2) * rng.choice([-1, 1], 2)]
+    lb, ub = np.r_[rng.uniform(-1, 0, n), -1.0, 0.0], np.r_[rng.uniform(0.1, 2, n), 1.0, 2.0]
+    span = np.sort([np.minimum(a * lb, a * ub).sum(), np.maximum(a * lb, a * ub).sum()])
+    mid = rng.uniform(*span)
+    return a, mid - 0.5, mid + 0.5, lb, ub, np.array(["C"] * n + ["I", "I"]), MixedRowOracle
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    n=st.integers(1, 20),
+    family=st.sampled_from(ROWS),
+    minimize=st.booleans(),
+)
+def test_every_single_row_of_a_milp_has_an_exact_oracle(seed, n, family, minimize):
+    """Flow conservation, GUB, cardinality, covering, fixed-charge, facility-capacity and mixed
+    rows: the oracle that fits is the expected closed form or core, never a MIP solver, and its
+    answer is feasible and as good as HiGHS's in both senses."""
+    rng = np.random.default_rng(seed)
+    a, lo, hi, lb, ub, kinds, expected = _family_row(family, n, rng)
+    p = row_model(a, lo, hi, lb, ub, kinds, pyo.minimize if minimize else pyo.maximize)
+    oracle = fit_oracle(_block_model(p, [0]))
+    assert isinstance(oracle, expected), f"{family}: expected {expected}, got {oracle}"
+    lam = rng.normal(0, 2, (8, len(a)))
+    x = oracle.argmax(lam)
+    assert (p.violation(x) <= 1e-8).all()
+    ref = p.solve(-lam if minimize else lam, solver="highs")  # the block's max λ·x is min −λ·x
+    assert (ref.status == "optimal").all()
+    # HiGHS's MIP feasibility tolerance (1e-6) lets its rows bend by that much, times a ratio λ/a
+    np.testing.assert_allclose((x * lam).sum(1), (-1 if minimize else 1) * ref.objective, rtol=1e-9, atol=1e-5)
+
+
+def test_rows_without_an_exact_oracle_say_which_solver_runs_them():
+    """A row of general integers with unequal coefficients and wide bounds fits no closed form: the
+    knapsack core takes it; a row with a continuous variable beside many integers fits none."""
+    p = row_model([1.0, 2.0, 3.0], None, 4.0, [0, 0, 0], [5, 5, 5], ["I", "I", "I"])
+    assert fit_oracle(_block_model(p, [0])).name == "knapsack"
+    many = 8  # 2^8 combinations of binaries beside a continuous variable: above MAX_COMBOS
+    p = row_model([1.0] * many + [1.0], None, 4.0, [0] * (many + 1), [1] * many + [2.5], ["B"] * many + ["C"])
+    assert fit_oracle(_block_model(p, [0])) is None

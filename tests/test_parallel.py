@@ -17,7 +17,7 @@ from ldopt import parallel
 from ldopt.problems import knapsack
 from ldopt.regret import solve_many
 
-FIELDS = ("lam", "x", "run_bounds", "history", "primal_objective", "primal_x")
+FIELDS = ("lam", "main", "main_x", "run_bounds", "history", "primal_objective", "primal_x")
 
 
 @pytest.fixture(scope="module")
@@ -54,8 +54,10 @@ class Flaky(ThreadPoolExecutor):
     def submit(self, fn, *args, **kwargs):
         self.calls += 1
         if self.calls > self.ok:
+
             def boom(*_a, **_k):
                 raise RuntimeError("worker lost")
+
             return super().submit(boom)
         return super().submit(fn, *args, **kwargs)
 
@@ -85,11 +87,13 @@ def test_foreign_or_corrupt_chunks_are_reported(setup, tmp_path):
         dec.dual(costs, iterations=11, chunk_size=12, checkpoint=tmp_path, progress=False)
     victim = sorted(tmp_path.glob("chunk-*.npz"))[0]
     victim.write_bytes(victim.read_bytes()[:-40])
-    with pytest.raises(ldopt.CacheError, match="(corrupt|unreadable)"):
+    with pytest.raises(ldopt.CacheError, match=r"(corrupt|unreadable)"):
         dec.dual(costs, iterations=10, chunk_size=12, checkpoint=tmp_path, progress=False)
 
 
-dask = pytest.importorskip("dask.distributed", reason="the Dask tests need dask[distributed] (pip install 'ldopt[dask]')")
+dask = pytest.importorskip(
+    "dask.distributed", reason="the Dask tests need dask[distributed] (pip install 'ldopt[dask]')"
+)
 
 
 def test_dask_local_cluster_equals_serial(setup):
@@ -124,3 +128,31 @@ def test_a_worker_killed_mid_run_loses_nothing(setup):
     assert killed and killed[0] < done  # the worker died while the run was going on
     assert pids[0] not in survivors
     same(ref, r)
+
+
+_FORKED: list[tuple[ldopt.Problem, np.ndarray]] = []  # what a forked child inherits
+
+
+def _solve_in_child(i: int) -> float:
+    p, costs = _FORKED[0]
+    return float(p.solve(costs[i : i + 1], solver="highs").objective[0])
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX-only")
+def test_highs_solves_in_a_process_forked_after_a_solve():
+    """HiGHS's global thread pool does not survive fork (a child's MIP solve waited forever, e.g. in
+    PyEPO's processes=2 pools): ldopt resets it in every forked child."""
+    import multiprocessing  # noqa: PLC0415
+
+    d = knapsack.protocol_data(4, 40, dim=2, seed=1)
+    m = knapsack.build_model(d.weights, d.capacities)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    here = p.solve(d.costs, solver="highs").objective  # the parent's pool of HiGHS threads now exists
+    _FORKED.append((p, d.costs))
+    pool = multiprocessing.get_context("fork").Pool(2)
+    try:
+        there = pool.map_async(_solve_in_child, range(4)).get(timeout=60)
+    finally:
+        pool.terminate()
+        _FORKED.clear()
+    np.testing.assert_allclose(there, here)

@@ -10,12 +10,12 @@ import pytest
 torch = pytest.importorskip("torch", reason="ldopt_torch needs torch (pip install 'ldopt[torch]')")
 pyepo_func = pytest.importorskip("pyepo.func", reason="the PyEPO comparisons need pyepo (pip install 'ldopt[torch]')")
 
+from models import linear_model  # noqa: E402
+from pyepo.func.utils import sumGammaDistribution  # noqa: E402
+
 import ldopt  # noqa: E402
 import ldopt_torch as lt  # noqa: E402
 from ldopt.problems import knapsack, portfolio  # noqa: E402
-from pyepo.func.utils import sumGammaDistribution  # noqa: E402
-
-from models import linear_model  # noqa: E402
 
 
 def mkp(n: int = 12, m: int = 3, seed: int = 0):
@@ -72,7 +72,9 @@ def test_imle_matches_pyepo(which, two_sides):
     xa = lt.imle(a, lt.BlockArgopt(dec, d), distribution=sumGammaDistribution(kappa=5, seed=11), **kw)
     (xa * upstream).sum().backward()
     b = pred.clone().requires_grad_(True)
-    layer = pyepo_func.implicitMLE(lt.PyEPOModel(dec, block=d), distribution=sumGammaDistribution(kappa=5, seed=11), **kw)
+    layer = pyepo_func.implicitMLE(
+        lt.PyEPOModel(dec, block=d), distribution=sumGammaDistribution(kappa=5, seed=11), **kw
+    )
     xb = layer(b)
     (xb * upstream).sum().backward()
     np.testing.assert_allclose(xa.detach().numpy(), xb.detach().numpy(), atol=1e-12)
@@ -91,7 +93,7 @@ def test_pyepo_adapter_full_problem_and_rebuild():
     p = dec.problem
     om = lt.PyEPOModel(p, solver="highs")
     om.setObj(data.costs[0])
-    x, obj = om.solve()
+    _, obj = om.solve()
     s = p.solve(data.costs[0], solver="highs")
     assert obj == pytest.approx(float(s.objective[0]))
     rebuilt = om.rebuild()
@@ -111,7 +113,7 @@ def portfolio_dec(n: int = 8, seed: int = 1):
 
 
 def test_exact_layer_closed_form_and_gradcheck():
-    dec, _, ret, cov = portfolio_dec()
+    dec, _, ret, _ = portfolio_dec()
     loss = lt.LDLoss(dec, "exact", "L2")
     d = loss.default_main()
     assert d == 1 and not loss.fits(0)
@@ -173,7 +175,7 @@ def test_l1_equals_l2_when_multipliers_are_zero(method):
         v = loss.per_instance(a, batch)
         v.sum().backward()
         out[L] = (v.detach().numpy(), a.grad.numpy(), loss.regret(pred, batch).numpy())
-    for u, v in zip(out["L1"], out["L2"]):
+    for u, v in zip(out["L1"], out["L2"], strict=True):
         np.testing.assert_allclose(u, v, atol=1e-9)
     assert (out["L1"][2] >= -1e-9).all()
 
@@ -183,9 +185,13 @@ def test_ld_regret_is_zero_at_the_true_costs_and_positive_otherwise():
     r = dec.dual(data.costs, iterations=50, progress=False)
     loss = lt.LDLoss(dec, "spo+", "L1")
     for d in range(dec.num_blocks):
-        batch = dict(index=torch.arange(8), d=d, costs=torch.as_tensor(data.costs),
-                     main_objective=torch.as_tensor(r.main_objective(d)),
-                     main_solution=torch.as_tensor(r.main_solution(d)))
+        batch = dict(
+            index=torch.arange(8),
+            d=d,
+            costs=torch.as_tensor(data.costs),
+            main_objective=torch.as_tensor(r.main_objective(d)),
+            main_solution=torch.as_tensor(r.main_solution(d)),
+        )
         assert loss.regret(torch.as_tensor(data.costs), batch).abs().max() < 1e-9
         assert loss.per_instance(torch.as_tensor(data.costs), batch).abs().max() < 1e-9
         bad = loss.regret(torch.as_tensor(-data.costs), batch)
@@ -199,8 +205,13 @@ def test_scaled_main_subproblem_is_the_same_problem_in_other_units():
     r = dec.dual(data.costs, iterations=50, progress=False)
     d = 2
     lam = r.main_objective(d)
-    batch = dict(index=torch.arange(8), d=d, costs=torch.as_tensor(data.costs),
-                 main_objective=torch.as_tensor(lam), main_solution=torch.as_tensor(r.main_solution(d)))
+    batch = dict(
+        index=torch.arange(8),
+        d=d,
+        costs=torch.as_tensor(data.costs),
+        main_objective=torch.as_tensor(lam),
+        main_solution=torch.as_tensor(r.main_solution(d)),
+    )
     s = np.abs(data.costs).mean(1) / np.abs(lam).mean(1)
     assert (s > 1.5).all()  # the shared solve's λ_d is smaller than the costs (m = 3 blocks here)
     pred = torch.as_tensor(data.costs + np.random.default_rng(1).normal(0, 2.0, data.costs.shape))
@@ -225,8 +236,13 @@ def test_mixed_decompositions_in_one_batch_use_each_main_block():
     ds = torch.tensor([0, 1, 2, 0, 1, 2, 0, 1])
     lam = np.stack([r.main_objective(int(d))[i] for i, d in enumerate(ds)])
     xs = np.stack([r.main_solution(int(d))[i] for i, d in enumerate(ds)])
-    batch = dict(index=torch.arange(8), d=ds, costs=torch.as_tensor(data.costs),
-                 main_objective=torch.as_tensor(lam), main_solution=torch.as_tensor(xs))
+    batch = dict(
+        index=torch.arange(8),
+        d=ds,
+        costs=torch.as_tensor(data.costs),
+        main_objective=torch.as_tensor(lam),
+        main_solution=torch.as_tensor(xs),
+    )
     loss = lt.LDLoss(dec, "spo+", "L1")
     pred = torch.as_tensor(data.costs[::-1].copy()).requires_grad_(True)
     mixed = loss.per_instance(pred, batch)
@@ -249,8 +265,13 @@ def test_loss_errors_say_what_fits():
     with pytest.raises(ldopt.InputError, match=r"does not fit block 0.*\['spo\+', 'imle'\]"):
         loss._check_fit(0)
     sl = lt.LDLoss(dec, "spo+")
-    batch = dict(index=torch.arange(8) + 100, d=0, costs=torch.as_tensor(data.costs),
-                 main_objective=torch.as_tensor(data.costs), main_solution=torch.zeros(8, dec.num_vars))
+    batch = dict(
+        index=torch.arange(8) + 100,
+        d=0,
+        costs=torch.as_tensor(data.costs),
+        main_objective=torch.as_tensor(data.costs),
+        main_solution=torch.zeros(8, dec.num_vars),
+    )
     pred = torch.as_tensor(data.costs).clone()
     pred[3, 2] = float("nan")
     with pytest.raises(ldopt.InputError, match="instance 103"):

@@ -3,6 +3,7 @@ refusals, and training that beats the initial model and MSE on a misspecified MK
 
 from __future__ import annotations
 
+import csv
 import json
 
 import numpy as np
@@ -11,11 +12,11 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="ldopt_torch needs torch (pip install 'ldopt[torch]')")
 
+from models import linear_model  # noqa: E402
+
 import ldopt  # noqa: E402
 import ldopt_torch as lt  # noqa: E402
 from ldopt.problems import knapsack, portfolio  # noqa: E402
-
-from models import linear_model  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -59,9 +60,9 @@ def test_cache_round_trips_and_refuses_foreign_or_corrupt_files(tmp_path, mkp):
     assert not a.loaded_from_cache and a.cache_path.exists()
     b = lt.LDDataset(dec, F, C, iterations=20, cache=tmp_path, progress=False)
     assert b.loaded_from_cache and b.construction_seconds == a.construction_seconds
-    for k in ("lam", "x", "run_bounds", "history", "primal_objective", "primal_x"):
+    for k in ("lam", "main", "main_x", "run_bounds", "history", "primal_objective", "primal_x"):
         np.testing.assert_array_equal(getattr(a.result, k), getattr(b.result, k))
-    assert b.result.x.dtype == np.float64 and b.result.x.any()  # solutions are not truncated to ints
+    assert b.result.main_x.dtype == np.float64 and b.result.main_x.any()  # solutions are not truncated to ints
     header = json.loads(a.cache_path.with_suffix(".npz.json").read_text())
     assert header["settings"]["iterations"] == 20
     # other settings or other costs: another file in a folder; an explicit file path is refused
@@ -78,7 +79,7 @@ def test_cache_round_trips_and_refuses_foreign_or_corrupt_files(tmp_path, mkp):
     raw = bytearray(a.cache_path.read_bytes())
     raw[len(raw) // 2] ^= 0xFF
     a.cache_path.write_bytes(bytes(raw))
-    with pytest.raises(ldopt.CacheError, match="(corrupt|unreadable)"):
+    with pytest.raises(ldopt.CacheError, match=r"(corrupt|unreadable)"):
         lt.LDDataset(dec, F, C, iterations=20, cache=tmp_path, progress=False)
 
 
@@ -101,16 +102,35 @@ def _linear(p: int, n: int, seed: int = 0) -> torch.nn.Module:
 @pytest.fixture(scope="module")
 def mse_regret(mkp):
     dec, data, val = mkp
-    out = lt.fit(_linear(data.num_features, dec.num_vars), data, lt.MSELoss(), epochs=60, val=val,
-                 eval_every=5, lr=1e-2, solver="highs", progress=False)
+    out = lt.fit(
+        _linear(data.num_features, dec.num_vars),
+        data,
+        lt.MSELoss(),
+        epochs=60,
+        val=val,
+        eval_every=5,
+        lr=1e-2,
+        solver="highs",
+        progress=False,
+    )
     return out.best_val
 
 
 @pytest.mark.parametrize("mode", ["static", "multiple"])
 def test_ld_spo_beats_the_initial_model_and_mse(mkp, mse_regret, mode):
     dec, data, val = mkp
-    out = lt.fit(_linear(data.num_features, dec.num_vars), data, lt.LDLoss(dec, "spo+", "L1"), mode=mode,
-                 epochs=40, val=val, eval_every=5, lr=1e-2, solver="highs", progress=False)
+    out = lt.fit(
+        _linear(data.num_features, dec.num_vars),
+        data,
+        lt.LDLoss(dec, "spo+", "L1"),
+        mode=mode,
+        epochs=40,
+        val=val,
+        eval_every=5,
+        lr=1e-2,
+        solver="highs",
+        progress=False,
+    )
     initial = out.history[0]["val_regret"]
     assert out.best_val < 0.5 * initial
     assert out.best_val < mse_regret
@@ -124,8 +144,18 @@ def test_ld_spo_beats_the_initial_model_and_mse(mkp, mse_regret, mode):
 
 def test_ld_imle_l2_trains(mkp):
     dec, data, val = mkp
-    out = lt.fit(_linear(data.num_features, dec.num_vars), data, lt.LDLoss(dec, "imle", "L2"), mode="multiple",
-                 epochs=60, val=val, eval_every=10, lr=3e-2, solver="highs", progress=False)
+    out = lt.fit(
+        _linear(data.num_features, dec.num_vars),
+        data,
+        lt.LDLoss(dec, "imle", "L2"),
+        mode="multiple",
+        epochs=60,
+        val=val,
+        eval_every=10,
+        lr=3e-2,
+        solver="highs",
+        progress=False,
+    )
     assert out.best_val < 0.7 * out.history[0]["val_regret"]
 
 
@@ -134,12 +164,21 @@ def test_full_problem_spo_plus_through_pyepo(mkp):
     dec, data, val = mkp
     opt = lt.OptDataset(dec.problem, data.features[:60], data.costs_np[:60], solver="highs")
     np.testing.assert_allclose(opt.optimum, dec.problem.solve(data.costs_np[:60], solver="highs").objective)
-    out = lt.fit(_linear(data.num_features, dec.num_vars), opt, lt.FullLoss(dec.problem, "spo+", solver="highs"),
-                 epochs=3, val=(val[0][:20], val[1][:20]), lr=1e-2, solver="highs", progress=False)
+    out = lt.fit(
+        _linear(data.num_features, dec.num_vars),
+        opt,
+        lt.FullLoss(dec.problem, "spo+", solver="highs"),
+        epochs=3,
+        val=(val[0][:20], val[1][:20]),
+        lr=1e-2,
+        solver="highs",
+        progress=False,
+    )
     assert out.best_val < out.history[0]["val_regret"]
     with pytest.raises(ldopt.InputError, match="OptDataset"):
-        lt.fit(_linear(data.num_features, dec.num_vars), data, lt.FullLoss(dec.problem, "spo+"), epochs=1,
-               progress=False)
+        lt.fit(
+            _linear(data.num_features, dec.num_vars), data, lt.FullLoss(dec.problem, "spo+"), epochs=1, progress=False
+        )
 
 
 def test_a_minimisation_problem_trains():
@@ -155,8 +194,18 @@ def test_a_minimisation_problem_trains():
     data = lt.LDDataset(dec, F[:100], C[:100], iterations=100, progress=False)
     exact = dec.problem.solve(C[:100], solver="highs").objective
     assert (data.bound <= exact + 1e-9).all()  # lower bounds for a min (weak duality)
-    out = lt.fit(_linear(6, n), data, lt.LDLoss(dec, "spo+", "L1"), mode="multiple", epochs=40,
-                 val=(F[100:], C[100:]), eval_every=5, lr=2e-2, solver="highs", progress=False)
+    out = lt.fit(
+        _linear(6, n),
+        data,
+        lt.LDLoss(dec, "spo+", "L1"),
+        mode="multiple",
+        epochs=40,
+        val=(F[100:], C[100:]),
+        eval_every=5,
+        lr=2e-2,
+        solver="highs",
+        progress=False,
+    )
     assert out.best_val < 0.6 * out.history[0]["val_regret"]
 
 
@@ -165,8 +214,17 @@ def test_portfolio_exact_l2_trains():
     model = portfolio.build_model(cov)
     dec = ldopt.decompose(ldopt.Problem.from_pyomo(model, model.c))
     data = lt.LDDataset(dec, feats[:60], ret[:60], iterations=100, decompositions=[1], progress=False)
-    out = lt.fit(_linear(5, 12), data, lt.LDLoss(dec, "exact", "L2"), epochs=40, val=(feats[60:], ret[60:]),
-                 eval_every=5, lr=5e-3, solver="cvxpy", progress=False)
+    out = lt.fit(
+        _linear(5, 12),
+        data,
+        lt.LDLoss(dec, "exact", "L2"),
+        epochs=40,
+        val=(feats[60:], ret[60:]),
+        eval_every=5,
+        lr=5e-3,
+        solver="cvxpy",
+        progress=False,
+    )
     assert out.history[1]["d"] == 1
     assert out.best_val < 0.8 * out.history[0]["val_regret"]
 
@@ -199,13 +257,187 @@ def test_relative_regret_hand_computed():
 
 
 def test_long_histories_are_thinned_but_keep_every_validation(tmp_path):
-    hist = [dict(epoch=i, d=0, train_loss=1.0, val_regret=(0.1 if i % 97 == 0 else float("nan")), time=i * 0.01,
-                 wall=i * 0.02, epochs_per_s=100.0) for i in range(5000)]
+    hist = [
+        dict(
+            epoch=i,
+            d=0,
+            train_loss=1.0,
+            val_regret=(0.1 if i % 97 == 0 else float("nan")),
+            time=i * 0.01,
+            wall=i * 0.02,
+            epochs_per_s=100.0,
+        )
+        for i in range(5000)
+    ]
     res = lt.FitResult(model=torch.nn.Linear(1, 1), history=hist)
     path = res.save_history(tmp_path / "h.csv", max_rows=200)
-    import csv
-
     rows = list(csv.DictReader(path.open()))
     assert len(rows) < 300
     kept = {int(r["epoch"]) for r in rows}
     assert {i for i in range(5000) if i % 97 == 0} <= kept and 4999 in kept and 0 in kept
+
+
+def _histories_equal(a, b):
+    assert len(a.history) == len(b.history)
+    for ha, hb in zip(a.history, b.history, strict=True):
+        for k in ("epoch", "d", "train_loss", "val_regret"):
+            assert ha[k] == hb[k] or (np.isnan(ha[k]) and np.isnan(hb[k])), k
+
+
+@pytest.mark.parametrize("method, loss", [("spo+", "L1"), ("imle", "L2")])
+def test_same_seed_same_history_and_early_stopping(mkp, method, loss):
+    """Epoch budgets are deterministic (shuffling, decompositions and I-MLE noise are seeded by fit)."""
+    dec, data, val = mkp
+    runs = []
+    for seed in (3, 3, 4):
+        torch.manual_seed(0)
+        runs.append(
+            lt.fit(
+                _linear(data.num_features, dec.num_vars),
+                data,
+                lt.LDLoss(dec, method, loss),
+                mode="multiple",
+                epochs=200,
+                patience=3,
+                val=val,
+                eval_every=2,
+                lr=2e-2,
+                seed=seed,
+                solver="highs",
+                progress=False,
+            )
+        )
+    _histories_equal(runs[0], runs[1])
+    assert [h["train_loss"] for h in runs[0].history] != [h["train_loss"] for h in runs[2].history]
+    assert runs[0].stopped == "patience" and runs[0].epochs < 200
+    assert runs[0].epochs == runs[0].best_epoch + 2 * 3  # three validations without improvement
+
+
+def test_a_cpu_hog_does_not_change_the_result(mkp):
+    """A busy machine changes times, never the numbers of an epoch budget."""
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    dec, data, val = mkp
+    kw = dict(mode="multiple", epochs=15, val=val, eval_every=5, lr=2e-2, seed=1, solver="highs", progress=False)
+    torch.manual_seed(0)
+    quiet = lt.fit(_linear(data.num_features, dec.num_vars), data, lt.LDLoss(dec, "imle", "L2"), **kw)
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        torch.manual_seed(0)
+        busy = lt.fit(_linear(data.num_features, dec.num_vars), data, lt.LDLoss(dec, "imle", "L2"), **kw)
+    finally:
+        for h in hogs:
+            h.kill()
+    _histories_equal(quiet, busy)
+    assert busy.best_val == quiet.best_val
+
+
+def test_bare_imle_draws_fresh_noise_every_call(mkp):
+    dec, data, _ = mkp
+    w = data.view(0)._batch(torch.arange(8))["main_objective"].double()
+    argopt = lt.BlockArgopt(dec, 0)
+    small = torch.zeros_like(w)  # all-zero objectives: the noise alone decides
+    a, b = lt.imle(small, argopt), lt.imle(small, argopt)
+    assert not torch.equal(a, b)
+    torch.manual_seed(5)
+    c = lt.imle(small, argopt)
+    torch.manual_seed(5)
+    assert torch.equal(c, lt.imle(small, argopt))
+    assert lt.imle(w, argopt).shape == w.shape
+
+
+def test_trainer_refuses_or_recovers_from_bad_validation(mkp):
+    dec, data, val = mkp
+    model = _linear(data.num_features, dec.num_vars)
+    with pytest.raises(ldopt.InputError, match="at least one validation instance"):
+        lt.fit(model, data, lt.LDLoss(dec, "spo+"), epochs=1, val=(val[0][:0], val[1][:0]), progress=False)
+
+    class Never(lt.Validator):  # a validation that is never finite
+        def __call__(self, model):
+            return float("nan")
+
+    never = Never(dec.problem, val[0][:5], val[1][:5], solver="highs")
+    with pytest.warns(UserWarning, match="no validation gave a finite regret"):
+        out = lt.fit(model, data, lt.LDLoss(dec, "spo+"), epochs=3, val=never, lr=1e-2, progress=False)
+    assert out.best_epoch == 3  # the last model, not the initial one
+    assert not torch.equal(out.model.weight, _linear(data.num_features, dec.num_vars).weight)
+
+
+def test_loss_and_data_of_different_problems_are_refused(mkp):
+    dec, data, _ = mkp
+    d2 = knapsack.protocol_data(10, 40, dim=4, deg=8, seed=8)  # same shape, other weights
+    m2 = knapsack.build_model(d2.weights, d2.capacities)
+    dec2 = ldopt.decompose(ldopt.Problem.from_pyomo(m2, m2.c))
+    assert dec2.num_blocks == dec.num_blocks
+    with pytest.raises(ldopt.InputError, match="expected the same decomposition"):
+        lt.fit(_linear(data.num_features, dec.num_vars), data, lt.LDLoss(dec2, "spo+"), epochs=1, progress=False)
+
+
+def test_ctrl_c_returns_the_best_model_and_the_history(mkp):
+    dec, data, val = mkp
+
+    class Interrupting(lt.LDLoss):
+        calls = 0
+
+        def forward(self, pred, batch):
+            Interrupting.calls += 1
+            if Interrupting.calls > 40:  # a few epochs in (4 batches an epoch)
+                raise KeyboardInterrupt
+            return super().forward(pred, batch)
+
+    with pytest.warns(UserWarning, match="interrupted"):
+        out = lt.fit(
+            _linear(data.num_features, dec.num_vars),
+            data,
+            Interrupting(dec, "spo+"),
+            epochs=100,
+            val=val,
+            lr=2e-2,
+            solver="highs",
+            progress=False,
+        )
+    assert out.stopped == "interrupted" and out.epochs == 10
+    assert out.best_val < out.history[0]["val_regret"]
+    again = lt.Validator(dec.problem, *val, solver="highs")(out.model)
+    assert again == pytest.approx(out.best_val, rel=1e-9)
+
+
+@pytest.mark.parametrize(("method", "loss"), [("spo+", "L1"), ("imle", "L2")])
+def test_batches_and_gradients_follow_the_model(mkp, method, loss):
+    """A model in float64 (the same path as a model on a GPU: batches are float32 on the CPU and are
+    moved to the model's device and dtype; tests/test_cuda.py runs it on a GPU where one exists)."""
+    dec, data, val = mkp
+    torch.manual_seed(0)
+    net = _linear(data.num_features, dec.num_vars).double()
+    batch = next(data.view(1).batches(8))
+    value = lt.LDLoss(dec, method, loss)(net(batch["features"].double()), batch)
+    assert value.dtype == torch.float64
+    value.backward()
+    assert net.weight.grad is not None and net.weight.grad.dtype == torch.float64
+    out = lt.fit(
+        net,
+        data,
+        lt.LDLoss(dec, method, loss),
+        mode="multiple",
+        epochs=3,
+        val=val,
+        lr=1e-2,
+        solver="highs",
+        progress=False,
+    )
+    assert next(out.model.parameters()).dtype == torch.float64 and np.isfinite(out.best_val)
+
+
+def test_exact_validation_depends_on_the_model_alone(mkp):
+    """Exact decisions start cold: a model's regret is the same whatever was validated before it;
+    under a time limit the previous decisions are the next starts."""
+    dec, data, val = mkp
+    a, b = _linear(data.num_features, dec.num_vars, seed=1), _linear(data.num_features, dec.num_vars, seed=2)
+    v = lt.Validator(dec.problem, *val, solver="highs")
+    first = v(a)
+    v(b)
+    assert v(a) == first and v._start is None
+    timed = lt.Validator(dec.problem, *val, solver="highs", time_limit=5.0)
+    timed(a)
+    assert timed._start is not None and timed._start.shape == (len(val[1]), dec.num_vars)

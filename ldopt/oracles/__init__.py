@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from ..compile import CompiledModel
+from ..compiled import CompiledModel
 from .base import Oracle
 from .knapsack import KnapsackRowOracle
-from .linear_row import LinearRowOracle
+from .linear_row import LinearRowOracle, MixedRowOracle
 from .quadratic import QuadraticRowOracle
 
-ORACLES: list[type[Oracle]] = [KnapsackRowOracle, LinearRowOracle, QuadraticRowOracle]
+# closed forms first: a cardinality row over integers is also a knapsack row, solved faster in closed form
+ORACLES: list[type[Oracle]] = [LinearRowOracle, KnapsackRowOracle, MixedRowOracle, QuadraticRowOracle]
 
 
 def fit_oracle(block: CompiledModel) -> Oracle | None:
@@ -20,4 +21,12 @@ def fit_oracle(block: CompiledModel) -> Oracle | None:
     return None
 
 
-__all__ = ["ORACLES", "KnapsackRowOracle", "LinearRowOracle", "Oracle", "QuadraticRowOracle", "fit_oracle"]
+__all__ = [
+    "ORACLES",
+    "KnapsackRowOracle",
+    "LinearRowOracle",
+    "MixedRowOracle",
+    "Oracle",
+    "QuadraticRowOracle",
+    "fit_oracle",
+]

@@ -1,22 +1,29 @@
 """Exact structure-exploiting oracles for single-block subproblems ``max λ·x over one block``.
 
 An oracle is built from a block's compiled form when its structure fits (:meth:`Oracle.fit`
-returns ``None`` otherwise, with no error) and solves a whole batch of objectives at once.
+returns ``None`` otherwise, with no error) and solves a whole batch of objectives at once. An
+oracle that can meet instances it does not finish (a state limit, a bound that binds) hands them
+to its ``fallback``, which the block sets to a registry solver.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 
 import numpy as np
 
-from ..compile import CompiledModel
+from ..compiled import CompiledModel
+from ..errors import SolverError
 
 
 class Oracle(ABC):
     """Solves ``max λ_b · x`` over one block's feasible set for every row ``λ_b`` of a batch."""
 
     name: str = ""
+    fallback_solver: str = "auto"  # the registry solver the block falls back to
+    fallback: Callable[[np.ndarray], np.ndarray] | None = None
+    fallback_count: int = 0
 
     @classmethod
     @abstractmethod
@@ -24,8 +31,22 @@ class Oracle(ABC):
         """An oracle for ``block`` if its structure fits, else ``None``."""
 
     @abstractmethod
-    def solve(self, lam: np.ndarray) -> np.ndarray:
-        """Optimal ``x`` of shape ``(B, n)`` for objectives ``lam`` of shape ``(B, n)``."""
+    def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Optimal ``x`` ``(B, n)`` for objectives ``lam`` ``(B, n)`` (any strides); written into
+        ``out`` when given (then returned)."""
+
+    def describe(self) -> str:
+        """What the oracle solves and how, in a few words."""
+        return self.name
+
+    def run_fallback(self, lam: np.ndarray) -> np.ndarray:
+        """Solve ``lam`` with the fallback solver, or raise if none is set."""
+        if self.fallback is None:
+            raise SolverError(
+                f"{self.name} oracle: {len(lam)} instance(s) need a fallback solver and none is set; "
+                "use the oracle through a decomposition block (dec.block(k).solver())"
+            )
+        return self.fallback(lam)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

@@ -1,70 +1,31 @@
-"""One linear row over bounded variables (a budget, simplex or cardinality row), in closed form.
+"""One linear row over bounded variables, in closed form: budget, simplex, cardinality, GUB,
+flow-conservation (±1 coefficients), fractional-knapsack rows — and rows that mix continuous
+variables with a few integer ones (a facility's capacity ``Σ_i d_i x_ij <= u_j y_j``).
 
-Fits ``max λ·x  s.t.  lo <= a·x <= hi,  l <= x <= u`` with finite bounds and the nonzero ``a_j``
-all of one sign; integer or binary variables too when the row is a cardinality row (equal
-coefficients, integral right-hand sides and bounds, e.g. an assignment row ``Σ_i x_ij = 1``).
-In ``y_j = a_j x_j`` it is a fractional knapsack: every ``y_j`` starts at its
-best bound; if the row is violated, the items with the worst ratio ``λ_j / a_j`` move first.
+``max λ·x  s.t.  lo <= a·x <= hi,  l <= x <= u``. In ``y_j = a_j x_j`` (bounds ``min``/``max`` of
+``a_j l_j`` and ``a_j u_j``, whatever the sign of ``a_j``) it is a fractional knapsack: every ``y_j``
+starts at its best bound for the ratio ``λ_j / a_j``; if the row is violated, the items with the
+worst ratio move first (or the best, to reach ``lo``). At most one ``y_j`` ends between its bounds.
+
+* :class:`LinearRowOracle` — continuous variables; or integer ones when every ``|a_j|`` on the row is
+  one ``α`` and the sides and bounds are whole multiples: the one ``y_j`` between bounds is then a
+  multiple of ``α`` too, so the solution is integral (a totally unimodular row).
+* :class:`MixedRowOracle` — continuous variables and integer ones with at most ``MAX_COMBOS``
+  combinations of values: each combination fixes the integers and leaves a continuous row, solved
+  as above; the best combination wins, per instance.
 """
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
-from ..compile import CompiledModel
+from ..compiled import CompiledModel
 from ..errors import DecompositionError
 from .base import Oracle
 
-
-class LinearRowOracle(Oracle):
-    name = "linear-row"
-
-    def __init__(self, a: np.ndarray, lo: float, hi: float, lb: np.ndarray, ub: np.ndarray) -> None:
-        self.a, self.lo, self.hi, self.lb, self.ub = a, lo, hi, lb, ub
-        self.on = a != 0
-        ya, yb = a * lb, a * ub  # y-bounds (a > 0 on the row after normalisation)
-        self.ylo = np.where(self.on, ya, 0.0)
-        self.yhi = np.where(self.on, yb, 0.0)
-        if self.ylo.sum() > hi + 1e-9 or self.yhi.sum() < lo - 1e-9:
-            raise DecompositionError("a linear budget row is infeasible over the variable bounds")
-
-    @classmethod
-    def fit(cls, block: CompiledModel) -> LinearRowOracle | None:
-        if len(block.rows) != 1 or block.rows[0].is_quadratic:
-            return None
-        if not (np.isfinite(block.var_lb).all() and np.isfinite(block.var_ub).all()):
-            return None
-        row = block.rows[0]
-        a = row.dense(block.num_vars)
-        nz = a[a != 0]
-        if not len(nz):
-            return None
-        lo, hi = row.lo, row.hi
-        if (nz < 0).all():
-            a, lo, hi = -a, -hi, -lo
-        elif not (nz > 0).all():
-            return None
-        if (block.var_type != "C").any() and not _integral(a, lo, hi, block):
-            return None
-        return cls(a, lo, hi, block.var_lb.copy(), block.var_ub.copy())
-
-    def solve(self, lam: np.ndarray) -> np.ndarray:
-        lam = np.atleast_2d(np.asarray(lam, dtype=float))
-        B, n = lam.shape
-        x = np.where(lam > 0, self.ub, self.lb) * np.ones((B, 1))  # off-row variables: best bound
-        on = np.flatnonzero(self.on)
-        ratio = lam[:, on] / self.a[on]
-        ylo, yhi = self.ylo[on], self.yhi[on]
-        y = np.where(ratio > 0, yhi, ylo)
-        total = y.sum(axis=1)
-        over = total > self.hi + 1e-12  # lower the worst ratios first
-        if over.any():
-            y[over] = _move_sorted(y[over], ratio[over], ylo, total[over] - self.hi)
-        under = total < self.lo - 1e-12  # raise the best ratios first (the mirror image)
-        if under.any():
-            y[under] = -_move_sorted(-y[under], -ratio[under], -yhi, self.lo - total[under])
-        x[:, on] = y / self.a[on]
-        return x
+MAX_COMBOS = 64
 
 
 def _move_sorted(y: np.ndarray, key: np.ndarray, floor: np.ndarray, need: np.ndarray) -> np.ndarray:
@@ -72,7 +33,8 @@ def _move_sorted(y: np.ndarray, key: np.ndarray, floor: np.ndarray, need: np.nda
     decrease is ``need`` (rows are instances; vectorised over them)."""
     order = np.argsort(key, axis=1, kind="stable")
     ys = np.take_along_axis(y, order, axis=1)
-    fl = floor[order]
+    fl = np.broadcast_to(floor, y.shape)
+    fl = np.take_along_axis(fl, order, axis=1)
     cum = np.cumsum(ys - fl, axis=1)
     k = (cum < need[:, None] - 1e-15).sum(axis=1)  # the first item that covers the rest
     cols = np.arange(ys.shape[1])[None, :]
@@ -86,16 +48,148 @@ def _move_sorted(y: np.ndarray, key: np.ndarray, floor: np.ndarray, need: np.nda
     return res
 
 
-def _integral(a: np.ndarray, lo: float, hi: float, block: CompiledModel) -> bool:
-    """Integer variables keep the greedy exact when the row is a cardinality row: equal
-    coefficients ``α`` on the row, ``lo/α`` and ``hi/α`` integral, integral variable bounds.
-    The moves are then whole units, so the LP optimum the greedy finds is integral."""
-    alpha = a[a != 0]
-    if not np.allclose(alpha, alpha[0]):
-        return False
+def row_greedy(
+    lam: np.ndarray, a: np.ndarray, lo: np.ndarray, hi: np.ndarray, ylo: np.ndarray, yhi: np.ndarray
+) -> np.ndarray:
+    """The optimal ``y = a·x`` terms ``(B, k)`` of ``max Σ (λ_j/a_j) y_j  s.t.  lo <= Σ y <= hi``
+    (``lo``, ``hi`` per instance), ``ylo <= y <= yhi``; ``a`` has no zero."""
+    ratio = lam / a
+    y = np.where(ratio > 0, yhi, ylo)
+    total = y.sum(axis=1)
+    over = total > hi + 1e-12  # lower the worst ratios first
+    if over.any():
+        y[over] = _move_sorted(y[over], ratio[over], ylo, total[over] - hi[over])
+    under = total < lo - 1e-12  # raise the best ratios first (the mirror image)
+    if under.any():
+        y[under] = -_move_sorted(-y[under], -ratio[under], -yhi, lo[under] - total[under])
+    return y
 
-    def ints(v: np.ndarray) -> bool:
-        fin = v[np.isfinite(v)]
-        return bool(np.all(np.abs(fin - np.round(fin)) < 1e-9))
 
-    return ints(np.array([lo, hi]) / alpha[0]) and ints(block.var_lb) and ints(block.var_ub)
+def _whole(v: np.ndarray, step: float = 1.0) -> bool:
+    fin = v[np.isfinite(v)] / step
+    return bool(np.all(np.abs(fin - np.round(fin)) < 1e-9))
+
+
+class _Row:
+    """One linear row over finite bounds, split into its integer and continuous variables."""
+
+    def __init__(self, block: CompiledModel) -> None:
+        row = block.rows[0]
+        self.a = row.dense(block.num_vars)
+        self.lo, self.hi = row.lo, row.hi
+        self.lb, self.ub = block.var_lb.copy(), block.var_ub.copy()
+        self.on = np.flatnonzero(self.a != 0)
+        integer = block.var_type != "C"
+        self.ints = self.on[integer[self.on]]
+        self.conts = self.on[~integer[self.on]]
+        self.integral_bounds = _whole(self.lb[integer]) and _whole(self.ub[integer])
+
+    @staticmethod
+    def fits(block: CompiledModel) -> bool:
+        return (
+            len(block.rows) == 1
+            and not block.rows[0].is_quadratic
+            and bool(np.isfinite(block.var_lb).all() and np.isfinite(block.var_ub).all())
+            and bool(np.any(block.rows[0].coef != 0))
+        )
+
+
+class LinearRowOracle(Oracle):
+    """A linear row over continuous variables, or over integers with equal ``|a_j|`` (see the module docstring)."""
+
+    name = "linear-row"
+
+    def __init__(self, a: np.ndarray, lo: float, hi: float, lb: np.ndarray, ub: np.ndarray) -> None:
+        self.a, self.lo, self.hi, self.lb, self.ub = a, lo, hi, lb, ub
+        self.on = np.flatnonzero(a != 0)
+        ya, yb = a[self.on] * lb[self.on], a[self.on] * ub[self.on]
+        self.ylo, self.yhi = np.minimum(ya, yb), np.maximum(ya, yb)
+        if self.ylo.sum() > hi + 1e-9 or self.yhi.sum() < lo - 1e-9:
+            raise DecompositionError("a linear row is infeasible over the variable bounds")
+
+    @classmethod
+    def fit(cls, block: CompiledModel) -> LinearRowOracle | None:
+        """An oracle if ``block`` is one linear row whose closed form is exact, else ``None``."""
+        if not _Row.fits(block):
+            return None
+        r = _Row(block)
+        if not r.integral_bounds:
+            return None
+        if len(r.ints):  # integers on the row: a totally unimodular row (equal |a|, whole sides)
+            alpha = np.abs(r.a[r.on])
+            if len(r.conts) or not np.allclose(alpha, alpha[0]) or not _whole(np.array([r.lo, r.hi]), alpha[0]):
+                return None
+        return cls(r.a, r.lo, r.hi, r.lb, r.ub)
+
+    def describe(self) -> str:
+        return f"linear row over {len(self.on)} variables: closed form (fractional knapsack)"
+
+    def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        lam = np.atleast_2d(np.asarray(lam, dtype=float))
+        B = lam.shape[0]
+        x = np.where(lam > 0, self.ub, self.lb) * np.ones((B, 1))  # off-row variables: best bound
+        y = row_greedy(lam[:, self.on], self.a[self.on], np.full(B, self.lo), np.full(B, self.hi), self.ylo, self.yhi)
+        x[:, self.on] = y / self.a[self.on]
+        if out is not None:
+            out[...] = x
+            return out
+        return x
+
+
+class MixedRowOracle(Oracle):
+    """A linear row over continuous variables and a few integer ones (see the module docstring)."""
+
+    name = "mixed-row"
+
+    def __init__(self, r: _Row, combos: np.ndarray) -> None:
+        self.r = r
+        a = r.a
+        self.combos = combos  # (K, len(ints)) values of the integer variables
+        self.shift = combos @ a[r.ints]  # a_I·v per combination
+        ya, yb = a[r.conts] * r.lb[r.conts], a[r.conts] * r.ub[r.conts]
+        self.ylo, self.yhi = np.minimum(ya, yb), np.maximum(ya, yb)
+        room_lo, room_hi = r.lo - self.shift, r.hi - self.shift
+        self.feasible = (self.ylo.sum() <= room_hi + 1e-9) & (self.yhi.sum() >= room_lo - 1e-9)
+        if not self.feasible.any():
+            raise DecompositionError("a mixed linear row is infeasible over the variable bounds")
+
+    @classmethod
+    def fit(cls, block: CompiledModel) -> MixedRowOracle | None:
+        """An oracle if ``block`` is one linear row over continuous variables and at most
+        ``MAX_COMBOS`` combinations of integer values, else ``None``."""
+        if not _Row.fits(block):
+            return None
+        r = _Row(block)
+        if not (len(r.ints) and len(r.conts) and r.integral_bounds):
+            return None
+        sizes = r.ub[r.ints] - r.lb[r.ints] + 1
+        if float(np.prod(sizes)) > MAX_COMBOS:
+            return None
+        values = [np.arange(r.lb[j], r.ub[j] + 0.5) for j in r.ints]
+        return cls(r, np.array(list(itertools.product(*values)), dtype=float))
+
+    def describe(self) -> str:
+        return (
+            f"linear row over {len(self.r.conts)} continuous and {len(self.r.ints)} integer variables: "
+            f"{len(self.combos)} combinations of the integers, each in closed form"
+        )
+
+    def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        lam = np.atleast_2d(np.asarray(lam, dtype=float))
+        r, B = self.r, lam.shape[0]
+        x = np.where(lam > 0, r.ub, r.lb) * np.ones((B, 1))  # off-row variables: best bound
+        best = np.full(B, -np.inf)
+        lam_c, a_c = lam[:, r.conts], r.a[r.conts]
+        for k in np.flatnonzero(self.feasible):
+            lo, hi = np.full(B, r.lo - self.shift[k]), np.full(B, r.hi - self.shift[k])
+            y = row_greedy(lam_c, a_c, lo, hi, self.ylo, self.yhi)
+            xc = y / a_c
+            value = lam[:, r.ints] @ self.combos[k] + (lam_c * xc).sum(axis=1)
+            win = value > best
+            best[win] = value[win]
+            x[np.ix_(win, r.ints)] = self.combos[k]
+            x[np.ix_(win, r.conts)] = xc[win]
+        if out is not None:
+            out[...] = x
+            return out
+        return x

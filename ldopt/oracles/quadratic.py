@@ -9,13 +9,11 @@ upper bound ``u`` (rare: the risk row usually binds first) is re-solved by the f
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 import scipy.linalg as sla
 from scipy.optimize import nnls
 
-from ..compile import CompiledModel
+from ..compiled import CompiledModel
 from .base import Oracle
 
 
@@ -27,21 +25,23 @@ class QuadraticRowOracle(Oracle):
         self.Linv = sla.solve_triangular(self.L, np.eye(len(P)), lower=True)
         self.R = float(R)
         self.ub = ub
-        self.fallback: Callable[[np.ndarray], np.ndarray] | None = None
         self.fallback_count = 0
 
     @classmethod
     def fit(cls, block: CompiledModel) -> QuadraticRowOracle | None:
+        """An oracle if ``block`` is one positive definite quadratic row over ``x >= 0``, else ``None``."""
         if len(block.rows) != 1 or not block.rows[0].is_quadratic or (block.var_type != "C").any():
             return None
         row = block.rows[0]
         if len(row.index) or not (block.var_lb == 0).all() or not row.hi > 0:
             return None
-        if np.linalg.eigvalsh(row.P)[0] <= 1e-12 * max(1.0, float(np.abs(row.P).max())):
+        P = row.matrix
+        if np.linalg.eigvalsh(P)[0] <= 1e-12 * max(1.0, float(np.abs(P).max())):
             return None
-        return cls(row.P, row.hi, block.var_ub.copy())
+        return cls(P, row.hi, block.var_ub.copy())
 
     def solve_one(self, v: np.ndarray) -> np.ndarray:
+        """The optimum for one objective ``v`` (upper bounds ignored)."""
         if (v <= 0).all():
             return np.zeros_like(v)
         alpha, _ = nnls(self.Linv, -(self.Linv @ v))
@@ -52,13 +52,14 @@ class QuadraticRowOracle(Oracle):
             return np.zeros_like(v)
         return np.maximum(np.sqrt(self.R / quad) * Pw, 0.0)
 
-    def solve(self, lam: np.ndarray) -> np.ndarray:
+    def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         lam = np.atleast_2d(np.asarray(lam, dtype=float))
         x = np.array([self.solve_one(v) for v in lam])
         bad = (x > self.ub + 1e-9).any(axis=1)
         if bad.any():
-            if self.fallback is None:
-                raise RuntimeError("quadratic oracle: an upper bound binds and no fallback is set")
             self.fallback_count += int(bad.sum())
-            x[bad] = self.fallback(lam[bad])
+            x[bad] = self.run_fallback(lam[bad])
+        if out is not None:
+            out[...] = x
+            return out
         return x

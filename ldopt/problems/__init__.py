@@ -1,5 +1,5 @@
-"""Problem builders and data generators of the paper's benchmarks."""
+"""Problem builders and data generators: the paper's benchmarks and PyEPO's shortest path, facility location."""
 
-from . import knapsack, portfolio
+from . import facility, knapsack, portfolio, shortest_path
 
-__all__ = ["knapsack", "portfolio"]
+__all__ = ["facility", "knapsack", "portfolio", "shortest_path"]

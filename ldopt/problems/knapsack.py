@@ -11,7 +11,13 @@ from typing import Any
 
 import numpy as np
 
+from .. import checks
 from ..errors import InputError
+
+
+def _check_sizes(**sizes: Any) -> None:
+    for name, value in sizes.items():
+        checks.positive_int(name, value)
 
 
 def _check_deg(deg: int) -> None:
@@ -35,7 +41,9 @@ def gen_data(
     times uniform noise of half-width ``noise_width``, as float32.
     """
     _check_deg(deg)
-    rng = np.random.RandomState(seed)
+    _check_sizes(num_data=num_data, num_features=num_features, num_items=num_items, dim=dim)
+    checks.nonnegative("noise_width", noise_width)
+    rng = np.random.RandomState(checks.nonnegative_int("seed", seed))
     weights = rng.choice(np.arange(300, 800), size=(dim, num_items)) / 100
     proj = rng.binomial(1, 0.5, (num_items, num_features))
     feats = rng.normal(0, 1, (num_data, num_features))
@@ -76,14 +84,11 @@ def build_model(weights: Any, capacities: Any) -> Any:
     """Pyomo model ``max sum_j c[j] x[j] s.t. sum_j W[k,j] x[j] <= b[k]`` with mutable ``c``."""
     import pyomo.environ as pyo  # noqa: PLC0415
 
-    W = np.asarray(weights, dtype=float)
-    b = np.asarray(capacities, dtype=float).reshape(-1)
-    if W.ndim == 1:
-        W = W[None, :]
-    if W.ndim != 2 or W.shape[0] != b.shape[0]:
+    W = np.atleast_2d(checks.real_array("weights", weights))
+    b = checks.real_array("capacities", capacities).reshape(-1)
+    if W.ndim != 2 or W.shape[0] != b.shape[0] or W.size == 0:
         raise InputError(
-            f"weights/capacities: expected shapes (m, n) and (m,), got {np.shape(weights)} and "
-            f"{np.shape(capacities)}"
+            f"weights/capacities: expected shapes (m, n) and (m,), got {np.shape(weights)} and {np.shape(capacities)}"
         )
     m, n = W.shape
     model = pyo.ConcreteModel(name="multi-dimensional knapsack")

@@ -1,6 +1,6 @@
 """Solver backends, selected by name: ``"highs"``, ``"gurobi"``, ``"cvxpy"``, ``"pyomo:<name>"``, ``"auto"``."""
 
-from .base import Availability, Backend, InstanceResult, Session, SolverOptions
+from .base import Availability, Backend, InstanceResult, Session, SolverOptions, Status
 from .registry import auto_order, availability, backend, open_session, register, registered
 
 __all__ = [
@@ -9,6 +9,7 @@ __all__ = [
     "InstanceResult",
     "Session",
     "SolverOptions",
+    "Status",
     "auto_order",
     "availability",
     "backend",

@@ -8,22 +8,37 @@ rebuilding anything. :meth:`Backend.availability` says *why* a backend cannot be
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from ..compile import CompiledModel
+from .. import checks
+from ..errors import InputError
 
-# Per-instance termination statuses, shared by every backend.
-OPTIMAL = "optimal"
-FEASIBLE = "feasible"  # stopped (time or gap limit) with an incumbent
-INFEASIBLE = "infeasible"
-UNBOUNDED = "unbounded"
-NO_SOLUTION = "no_solution"  # stopped without an incumbent
-ERROR = "error"
-HAS_SOLUTION = (OPTIMAL, FEASIBLE)
+if TYPE_CHECKING:
+    from ..compiled import CompiledModel
+
+
+class Status(str, Enum):
+    """How the solve of one instance ended; equal to its string value (``Solution.status`` holds those)."""
+
+    OPTIMAL = "optimal"
+    FEASIBLE = "feasible"  # stopped (time or gap limit) with an incumbent
+    INFEASIBLE = "infeasible"
+    UNBOUNDED = "unbounded"
+    NO_SOLUTION = "no_solution"  # stopped without an incumbent
+    ERROR = "error"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+# the statuses by their short names, as the backends use them
+OPTIMAL, FEASIBLE, INFEASIBLE = Status.OPTIMAL, Status.FEASIBLE, Status.INFEASIBLE
+UNBOUNDED, NO_SOLUTION, ERROR = Status.UNBOUNDED, Status.NO_SOLUTION, Status.ERROR
+HAS_SOLUTION = (Status.OPTIMAL.value, Status.FEASIBLE.value)
 
 
 @dataclass(frozen=True)
@@ -56,19 +71,27 @@ class SolverOptions:
         verbose: bool = False,
         options: dict[str, Any] | None = None,
     ) -> SolverOptions:
-        from ..errors import InputError  # noqa: PLC0415
-
-        if time_limit is not None and not time_limit > 0:
-            raise InputError(f"time_limit: expected a positive number of seconds, got {time_limit}")
-        if not 0 <= gap < 1:
-            raise InputError(f"gap: expected a relative gap in [0, 1), got {gap}")
-        if threads is not None and (int(threads) != threads or threads < 1):
-            raise InputError(f"threads: expected a positive integer, got {threads}")
-        extra = tuple(sorted((options or {}).items()))
-        return cls(time_limit, float(gap), threads, bool(verbose), extra)
+        """Validated options (``options`` become solver-specific ``extra`` pairs)."""
+        limit = checks.positive_or_none("time_limit", time_limit, unit=" (seconds)")
+        options = {} if options is None else checks.instance("options", options, dict, "a dict of solver options")
+        if not all(isinstance(k, str) for k in options):
+            raise InputError(f"options: expected option names (str) as keys, got {list(options)!r}")
+        try:
+            extra = tuple(sorted(options.items()))
+            hash(extra)
+        except TypeError:
+            raise InputError(f"options: expected plain values (numbers, strings, bools), got {options!r}") from None
+        return cls(
+            limit,
+            checks.unit_interval("gap", gap),
+            checks.positive_int_or_none("threads", threads),
+            checks.boolean("verbose", verbose),
+            extra,
+        )
 
     @property
     def extra_dict(self) -> dict[str, Any]:
+        """The solver-specific options as a dictionary."""
         return dict(self.extra)
 
 
@@ -78,7 +101,7 @@ class InstanceResult:
 
     x: np.ndarray | None
     bound: float
-    status: str
+    status: Status
     message: str = ""
 
 
@@ -88,11 +111,13 @@ class Session(ABC):
 
     model: CompiledModel
     options: SolverOptions
-    info: dict[str, Any] = field(default_factory=dict)
 
     @abstractmethod
-    def solve(self, q: np.ndarray, cost: np.ndarray) -> InstanceResult:
-        """Optimise ``q · x`` in the model's sense; ``cost`` is the raw cost vector ``c``."""
+    def solve(self, q: np.ndarray, cost: np.ndarray, start: np.ndarray | None = None) -> InstanceResult:
+        """Optimise ``q · x`` in the model's sense; ``cost`` is the raw cost vector ``c``.
+
+        ``start``: a feasible point to begin from (a MIP start), where the solver takes one.
+        """
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release solver resources (optional)."""
@@ -121,9 +146,7 @@ class Backend(ABC):
                 f"{self.name} cannot handle quadratic constraints; use solver='cvxpy' or 'gurobi'",
             )
         if not self.handles_integer and (model.var_type != "C").any():
-            return Availability(
-                False, f"{self.name} cannot handle integer variables; use solver='highs' or 'gurobi'"
-            )
+            return Availability(False, f"{self.name} cannot handle integer variables; use solver='highs' or 'gurobi'")
         return Availability(True)
 
     @abstractmethod

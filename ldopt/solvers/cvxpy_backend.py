@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..compile import CompiledModel
+from ..compiled import CompiledModel
 from ..errors import SolverUnavailableError
 from .base import (
     ERROR,
@@ -46,9 +46,7 @@ def _pick_solver(model: CompiledModel, requested: str | None) -> str:
     if requested:
         name = requested.upper()
         if name not in installed:
-            raise SolverUnavailableError(
-                f"cvxpy solver '{requested}' is not installed; installed: {sorted(installed)}"
-            )
+            raise SolverUnavailableError(f"cvxpy solver '{requested}' is not installed; installed: {sorted(installed)}")
         return name
     if not (model.var_type != "C").any():
         if "CLARABEL" not in installed:
@@ -100,16 +98,15 @@ class CvxpySession(Session):
             for mask, op in ((eq, "eq"), (~eq & np.isfinite(hi), "le"), (~eq & np.isfinite(lo), "ge")):
                 if mask.any():
                     Ax = A[mask] @ x
-                    cons.append(
-                        Ax == hi[mask] if op == "eq" else (Ax <= hi[mask] if op == "le" else Ax >= lo[mask])
-                    )
+                    cons.append(Ax == hi[mask] if op == "eq" else (Ax <= hi[mask] if op == "le" else Ax >= lo[mask]))
         for r in model.rows:
             if r.is_quadratic:
-                F = psd_factor(r.P)
+                F = psd_factor(r.matrix)
                 if len(r.index):
                     cons.append(cp.sum_squares(F @ x) + r.dense(n) @ x <= r.hi)
                 else:  # ||F x|| <= sqrt(u): a second-order cone, ~6x faster in Clarabel than squares
                     cons.append(cp.SOC(cp.Constant(np.sqrt(max(r.hi, 0.0))), F @ x))
+        self.boxed = bool(np.isfinite(model.var_lb).all() and np.isfinite(model.var_ub).all())
         self.q = cp.Parameter(n)
         objective = cp.Maximize(self.q @ x) if model.sense == "max" else cp.Minimize(self.q @ x)
         self.prob = cp.Problem(objective, cons)
@@ -128,7 +125,7 @@ class CvxpySession(Session):
             cp.UNBOUNDED_INACCURATE: UNBOUNDED,
         }
 
-    def solve(self, q: np.ndarray, cost: np.ndarray) -> InstanceResult:
+    def solve(self, q: np.ndarray, cost: np.ndarray, start: np.ndarray | None = None) -> InstanceResult:
         cp = self._cp
         self.q.value = q
         try:
@@ -136,6 +133,14 @@ class CvxpySession(Session):
         except cp.error.SolverError as exc:
             return InstanceResult(None, np.nan, ERROR, str(exc))
         status = self._status.get(self.prob.status, ERROR)
+        if status == UNBOUNDED and self.boxed:  # impossible in exact arithmetic: numerical trouble
+            return InstanceResult(
+                None,
+                np.nan,
+                ERROR,
+                f"{self.solver} reported a box-bounded model unbounded (numerical trouble, e.g. coefficients "
+                "spanning many orders of magnitude); rescale the model or use solver='highs' or 'gurobi'",
+            )
         if status not in (OPTIMAL, FEASIBLE) or self.x.value is None:
             return InstanceResult(None, np.nan, status, str(self.prob.status))
         return InstanceResult(np.asarray(self.x.value, dtype=float), float(self.prob.value), status)

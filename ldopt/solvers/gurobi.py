@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..compile import CompiledModel
+from ..compiled import CompiledModel
 from ..errors import SolverUnavailableError
 from .base import (
     ERROR,
@@ -98,9 +98,11 @@ class GurobiSession(Session):
             m.setParam(key, value)
         self.x = x
 
-    def solve(self, q: np.ndarray, cost: np.ndarray) -> InstanceResult:
+    def solve(self, q: np.ndarray, cost: np.ndarray, start: np.ndarray | None = None) -> InstanceResult:
         m = self.m
         self.x.Obj = q
+        if self.is_mip:
+            self.x.Start = np.full(len(q), self._gp.GRB.UNDEFINED) if start is None else start
         m.optimize()
         if m.Status == self._gp.GRB.INF_OR_UNBD:  # ask once more, without dual reductions
             m.Params.DualReductions = 0

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import sys
+from typing import Any
+
 import numpy as np
 
-from ..compile import CompiledModel
+from ..compiled import CompiledModel
+from ..errors import InputError
 from .base import (
     ERROR,
     FEASIBLE,
@@ -20,6 +25,20 @@ from .base import (
 )
 
 
+def _reset_highs_in_a_forked_child() -> None:
+    """HiGHS keeps one global pool of worker threads; a forked child inherits the pool's state but not
+    its threads, and its first parallel solve then waits for them forever (e.g. PyEPO's
+    ``processes=2`` pools fork). Dropping the stale pool, without waiting, lets the child build its own."""
+    highspy = sys.modules.get("highspy")
+    reset = getattr(getattr(highspy, "Highs", None), "resetGlobalScheduler", None)
+    if reset is not None:
+        reset(False)
+
+
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_reset_highs_in_a_forked_child)
+
+
 class HighsSession(Session):
     """A persistent ``highspy.Highs`` instance; each solve changes only the column costs."""
 
@@ -27,18 +46,21 @@ class HighsSession(Session):
         super().__init__(model, options)
         import highspy  # noqa: PLC0415
 
-        self._hs = highspy
         h = highspy.Highs()
         h.setOptionValue("output_flag", bool(options.verbose))
-        h.setOptionValue("mip_rel_gap", float(options.gap))
+        settings: list[tuple[str, Any]] = [("mip_rel_gap", float(options.gap))]
         if options.gap == 0:  # exact means exact: no absolute slack either (default 1e-6)
-            h.setOptionValue("mip_abs_gap", 0.0)
+            settings.append(("mip_abs_gap", 0.0))
         if options.time_limit is not None:
-            h.setOptionValue("time_limit", float(options.time_limit))
+            settings.append(("time_limit", float(options.time_limit)))
         if options.threads is not None:
-            h.setOptionValue("threads", int(options.threads))
-        for key, value in options.extra:
-            h.setOptionValue(str(key), value)
+            settings.append(("threads", int(options.threads)))
+        for key, value in [*settings, *options.extra]:
+            if h.setOptionValue(str(key), value) != highspy.HighsStatus.kOk:
+                raise InputError(
+                    f"options: HiGHS refused {key}={value!r} (an unknown option, or a value of the wrong type "
+                    "or range); see https://ergo-code.github.io/HiGHS/dev/options/definitions/"
+                )
         n = model.num_vars
         A = model.linear_matrix().tocsc()
         lp = highspy.HighsLp()
@@ -76,9 +98,11 @@ class HighsSession(Session):
             ms.kInterrupt: NO_SOLUTION,
         }
 
-    def solve(self, q: np.ndarray, cost: np.ndarray) -> InstanceResult:
+    def solve(self, q: np.ndarray, cost: np.ndarray, start: np.ndarray | None = None) -> InstanceResult:
         h = self.highs
         h.changeColsCost(len(q), self._idx, q)
+        if start is not None and self.is_mip:
+            h.setSolution(len(self._idx), self._idx, np.asarray(start, dtype=float))
         h.run()
         raw = h.getModelStatus()
         if raw == self._ambiguous:  # ask once more, without presolve
@@ -112,4 +136,3 @@ class HighsBackend(Backend):
 
     def build(self, model: CompiledModel, options: SolverOptions) -> Session:
         return HighsSession(model, options)
-

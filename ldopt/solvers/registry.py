@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..compile import CompiledModel
+from ..compiled import CompiledModel
 from ..errors import SolverUnavailableError
 from .base import Availability, Backend, Session, SolverOptions
 from .cvxpy_backend import CvxpyBackend

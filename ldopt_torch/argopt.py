@@ -20,7 +20,7 @@ class BlockArgopt:
     def __init__(self, dec: Decomposition, d: int, solver: str = "auto") -> None:
         self.block = dec.block(d)
         self.d = int(d)
-        self.sign = 1.0 if dec.problem.sense == "max" else -1.0
+        self.sign = dec.problem.sign
         self.minimize = dec.problem.sense == "min"
         self.solver = self.block.solver(solver)
 
@@ -44,5 +44,5 @@ class ProblemArgopt:
         arr = c.detach().cpu().numpy().astype(float, copy=False)
         flat = arr.reshape(-1, arr.shape[-1])
         s = checked(solve_many(self.problem, flat, self.solver), "full problem")
-        shape = arr.shape[:-1] + (self.problem.num_vars,)
+        shape = (*arr.shape[:-1], self.problem.num_vars)
         return torch.as_tensor(s.x.reshape(shape), dtype=c.dtype, device=c.device)

@@ -1,0 +1,113 @@
+"""Which rows form each block (``decompose(p, blocks=...)``), and the check that every block's
+subproblem is bounded whatever its objective (its recession cone is {0})."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .compiled import Row
+from .errors import DecompositionError
+from .problem import Problem
+from .solvers.base import OPTIMAL
+
+if TYPE_CHECKING:
+    from .decomposition import Block
+
+
+def groups_of(problem: Problem, blocks: Any) -> list[list[int]]:
+    """The rows of each block that ``blocks=`` names (see :func:`ldopt.decompose`): every row once."""
+    rows = problem.compiled.rows
+    if blocks is None:
+        return [[k] for k in range(len(rows))]
+    if isinstance(blocks, str):
+        if blocks != "component":
+            raise DecompositionError(f"blocks: expected None, 'component' or a list of groups, got {blocks!r}")
+        order: dict[str, list[int]] = {}
+        for k, row in enumerate(rows):
+            order.setdefault(row.component, []).append(k)
+        return list(order.values())
+    by_name = {row.name: k for k, row in enumerate(rows)}
+    comps: dict[str, list[int]] = {}
+    for k, row in enumerate(rows):
+        comps.setdefault(row.component, []).append(k)
+    if not isinstance(blocks, (list, tuple)):
+        raise DecompositionError(
+            f"blocks: expected None, 'component' or a list of groups (rows by index or name, or component "
+            f"names), got {type(blocks).__name__}"
+        )
+    groups = []
+    for g in blocks:
+        if isinstance(g, (str, int, np.integer)):
+            items = [g]
+        elif isinstance(g, (list, tuple, set, frozenset, range)):
+            items = list(g)
+        else:
+            raise DecompositionError(f"blocks: expected each group to be a list of rows, got {g!r}")
+        idx: list[int] = []
+        for it in items:
+            if isinstance(it, (int, np.integer)) and not isinstance(it, bool) and 0 <= it < len(rows):
+                idx.append(int(it))
+            elif isinstance(it, str) and it in by_name:
+                idx.append(by_name[it])
+            elif isinstance(it, str) and it in comps:
+                idx.extend(comps[it])
+            else:
+                raise DecompositionError(
+                    f"blocks: {it!r} is neither a row index in [0, {len(rows)}), a row name nor a "
+                    f"constraint component name (components: {', '.join(comps)})"
+                )
+        groups.append(sorted(set(idx)))
+    seen = [k for g in groups for k in g]
+    dup = {k for k in seen if seen.count(k) > 1}
+    if dup:
+        raise DecompositionError(f"blocks: rows {sorted(rows[k].name for k in dup)} are in several blocks")
+    missing = sorted(set(range(len(rows))) - set(seen))
+    if missing:
+        raise DecompositionError(
+            f"blocks: rows {[rows[k].name for k in missing[:5]]} are in no block; every row must be in one"
+        )
+    if any(not g for g in groups):
+        raise DecompositionError("blocks: a group is empty")
+    return groups
+
+
+def check_bounded(block: Block) -> None:
+    """Raise if ``max λ·x`` over the block can be unbounded: its recession cone must be {0}."""
+    cm = block.compiled
+    free_lo, free_hi = ~np.isfinite(cm.var_lb), ~np.isfinite(cm.var_ub)
+    if not (free_lo.any() or free_hi.any()):
+        return
+    n = cm.num_vars
+    cone: list[Row] = []
+    for row in cm.rows:
+        hi = 0.0 if np.isfinite(row.hi) else np.inf
+        lo = 0.0 if np.isfinite(row.lo) else -np.inf
+        cone.append(Row(row.name, row.component, row.index, row.coef, lo, hi))
+        if row.P is not None:  # directions of recession of x'Px + a·x <= u satisfy P d = 0
+            for i in range(n):
+                nz = np.flatnonzero(row.P[i])
+                if len(nz):
+                    cone.append(Row(row.name, row.component, nz, row.P[i, nz], 0.0, 0.0))
+    model = replace(
+        cm,
+        var_lb=np.where(free_lo, -1.0, 0.0),
+        var_ub=np.where(free_hi, 1.0, 0.0),
+        var_type=np.full(n, "C"),
+        rows=cone,
+    )
+    probe = Problem(model)
+    dirs = [(j, 1.0) for j in np.flatnonzero(free_hi)] + [(j, -1.0) for j in np.flatnonzero(free_lo)]
+    lam = np.zeros((len(dirs), n))
+    for r, (j, s) in enumerate(dirs):
+        lam[r, j] = s
+    sol = probe.solve(lam, solver="highs")
+    for r, (j, s) in enumerate(dirs):
+        if sol.status[r] != OPTIMAL or sol.objective[r] > 1e-9:
+            side = "above" if s > 0 else "below"
+            raise DecompositionError(
+                f"block {block.index} ({block.describe()}) leaves variable '{cm.var_names[j]}' "
+                f"unbounded {side}; give it a finite bound or put a row bounding it in this block"
+            )

@@ -1,0 +1,146 @@
+"""The compiled form of a problem: arrays every solver backend and the decomposer read.
+
+* variables: names, bounds, and a type per variable (``"C"``, ``"I"`` or ``"B"``);
+* objective ``f(x, c) = (q0 + Q c) · x + k0 + r · c`` with ``Q`` sparse ``(n, n_c)``;
+* constraints in declaration order, each a :class:`Row`: linear ``lo <= a · x <= hi`` or convex
+  quadratic ``x' P x + a · x <= hi``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .errors import ConstraintError
+
+
+def sense_sign(sense: str) -> float:
+    """+1 for ``"max"``, -1 for ``"min"``: the one place the sense becomes a sign."""
+    return 1.0 if sense == "max" else -1.0
+
+
+@dataclass(frozen=True)
+class Row:
+    """One compiled constraint row: ``lo <= a·x (+ x'Px) <= hi`` (``P`` only with ``lo = -inf``)."""
+
+    name: str
+    component: str
+    index: np.ndarray  # variable positions with a nonzero linear coefficient
+    coef: np.ndarray  # their coefficients
+    lo: float
+    hi: float
+    P: np.ndarray | None = None  # dense symmetric PSD matrix (quadratic rows only)
+
+    @property
+    def is_quadratic(self) -> bool:
+        return self.P is not None
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """``P`` of a quadratic row (a linear row has none: asking is an error)."""
+        if self.P is None:
+            raise ConstraintError(f"row '{self.name}' is linear: it has no quadratic matrix")
+        return self.P
+
+    @property
+    def is_equality(self) -> bool:
+        return self.lo == self.hi
+
+    def dense(self, n: int) -> np.ndarray:
+        """The linear coefficients as a dense vector of length ``n``."""
+        a = np.zeros(n)
+        a[self.index] = self.coef
+        return a
+
+
+@dataclass
+class CompiledModel:
+    """Arrays of a compiled Pyomo model (see the module docstring)."""
+
+    var_names: list[str]
+    var_lb: np.ndarray
+    var_ub: np.ndarray
+    var_type: np.ndarray  # array of "C" | "I" | "B"
+    sense: str  # "max" | "min"
+    q0: np.ndarray
+    Q: sp.csr_matrix
+    k0: float
+    r: np.ndarray
+    rows: list[Row]
+    cost_keys: list[Any]
+    model: Any = field(repr=False, default=None)  # the Pyomo model (not pickled: workers use the arrays)
+    var_data: list[Any] = field(repr=False, default_factory=list)
+    cost_data: list[Any] = field(repr=False, default_factory=list)
+
+    @property
+    def sign(self) -> float:
+        """+1 for a maximisation, -1 for a minimisation: internal maximisation form = sign × user's."""
+        return sense_sign(self.sense)
+
+    @property
+    def num_vars(self) -> int:
+        return len(self.var_names)
+
+    @property
+    def num_costs(self) -> int:
+        return len(self.cost_keys)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Pyomo objects stay behind: models with rule lambdas do not pickle, and workers use arrays.
+        state = dict(self.__dict__)
+        state.update(model=None, var_data=[], cost_data=[])
+        return state
+
+    def fingerprint(self) -> str:
+        """A content hash of the arrays (variables, objective, rows); equal models hash equal.
+
+        Computed once: a compiled model is not changed after compilation."""
+        if "_fingerprint" not in self.__dict__:
+            from .cache import digest  # noqa: PLC0415
+
+            Q = self.Q.tocsr()
+            rows = [(r.name, r.index, r.coef, r.lo, r.hi, r.P) for r in self.rows]
+            self._fingerprint = digest(
+                self.var_names,
+                self.var_lb,
+                self.var_ub,
+                self.var_type.astype(str),
+                self.sense,
+                self.q0,
+                Q.data,
+                Q.indices,
+                Q.indptr,
+                Q.shape,
+                self.k0,
+                self.r,
+                rows,
+            )
+        return self._fingerprint
+
+    @property
+    def identity_costs(self) -> bool:
+        """Whether the objective coefficients are the costs themselves up to ``q0``: ``Q = I``."""
+        Q = self.Q
+        return Q.shape[0] == Q.shape[1] and (sp.identity(Q.shape[0], format="csr") != Q).nnz == 0
+
+    def linear_matrix(self, rows: list[int] | None = None) -> sp.csr_matrix:
+        """The linear parts of ``rows`` (default: all) as a CSR matrix ``(len(rows), n)``."""
+        rows = list(range(len(self.rows))) if rows is None else rows
+        indptr = [0]
+        idx: list[np.ndarray] = []
+        val: list[np.ndarray] = []
+        for k in rows:
+            row = self.rows[k]
+            idx.append(row.index)
+            val.append(row.coef)
+            indptr.append(indptr[-1] + len(row.index))
+
+        def cat(xs: list[np.ndarray], dt: Any) -> np.ndarray:
+            return np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt)
+
+        return sp.csr_matrix(
+            (cat(val, float), cat(idx, np.int64), np.asarray(indptr)), shape=(len(rows), self.num_vars)
+        )

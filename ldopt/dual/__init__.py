@@ -1,0 +1,18 @@
+"""Subgradient optimisation of the Lagrangian multipliers, batched over instances.
+
+Shared mode (default) minimises the symmetric dual ``B(λ) = Σ_k max_{x∈X_k} λ_k·x`` over
+``Σ_k λ_k = q(c)``: one solve gives the multipliers of every decomposition. ``"independent"``
+runs the paper's ``m`` separate solves, one per main block ``d``, in the μ-form (``λ_d = q +
+Σ_{k≠d} μ_k``, ``λ_k = −μ_k``). ``"joint"`` runs one μ-form solve whose penalties serve every
+decomposition at once (:mod:`.forms`). Step rules, stopping and parallelism: :mod:`.run` and
+:mod:`.solve`; the stored result: :class:`DualResult`.
+"""
+
+from ..decomposition import install_dual_solver
+from .result import DualResult
+from .settings import DualMode, DualSettings, StepRule
+from .solve import solve_chunk, solve_dual
+
+install_dual_solver(solve_dual)
+
+__all__ = ["DualMode", "DualResult", "DualSettings", "StepRule", "solve_chunk", "solve_dual"]

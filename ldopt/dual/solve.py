@@ -1,0 +1,206 @@
+"""Optimise the multipliers of a decomposition for a batch of cost vectors.
+
+Instances are split into chunks. Without an executor the chunks run on this process's threads
+(the oracles are GIL-free kernels), one chunk per core; with an ``executor`` they are spread over
+its workers; with a ``checkpoint`` folder every finished chunk is saved and a rerun resumes. The
+answer does not depend on any of this: every instance has its own steps.
+
+Internally everything is a maximisation (a minimisation's ``q`` is negated); results are in the
+user's sense.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import cache, checks, parallel
+from ..decomposition import Decomposition
+from ..errors import DecompositionError, InputError
+from ..primal import PrimalHeuristic
+from ..progress import enabled
+from ..threads import map_ranges, num_threads, split
+from .forms import Joint, MuForm, Shared
+from .result import DualResult, pad_rows
+from .run import subgradient_run
+from .settings import DualMode, DualSettings, StepRule
+
+
+def _progress_bar(total: int, desc: str, progress: bool) -> Any:
+    if not enabled(progress):
+        return None
+    from tqdm.auto import tqdm  # noqa: PLC0415
+
+    return tqdm(total=total, desc=desc, leave=False, dynamic_ncols=True)
+
+
+def solve_chunk(dec: Decomposition, costs: np.ndarray, settings: DualSettings, bar: Any = None) -> DualResult:
+    """The dual solve of one chunk of instances, on the calling thread (``bar``: a progress bar
+    to advance by one per iteration, shared by the chunks of one solve)."""
+    t0 = time.perf_counter()
+    p = dec.problem
+    sign = p.sign
+    q = sign * p.objective_coefficients(costs)
+    offset = p.compiled.k0 + costs @ p.compiled.r
+    solvers = dec.block_solvers(settings.solver)
+    m = dec.num_blocks
+    B, n = q.shape
+    heuristic = PrimalHeuristic(p)
+    p_val = np.full(B, -np.inf)
+    p_x = np.full((B, n), np.nan)
+    deadline = t0 + settings.time_limit if settings.time_limit else np.inf
+    forms = (
+        [MuForm(m, d) for d in range(m)]
+        if settings.mode == "independent"
+        else [Joint(m) if settings.mode == "joint" else Shared(m)]
+    )
+    runs = [subgradient_run(f, solvers, q, settings, deadline, heuristic, p_val, p_x, bar) for f in forms]
+    if any(r.done == 0 for r in runs):
+        raise DecompositionError("the dual solve did not run a single iteration (time_limit too small?)")
+    if settings.mode == "independent":  # run d keeps λ (b, m, n); stack the runs
+        lam = np.stack([r.lam for r in runs], axis=1)
+        main = np.stack([r.main for r in runs], axis=1)
+        main_x = np.stack([r.main_x for r in runs], axis=1)
+        bounds = np.concatenate([r.bounds for r in runs], axis=1)
+    else:
+        (r,) = runs
+        lam, main_x, bounds = r.lam, r.main_x, r.bounds
+        main = lam if settings.mode == "shared" else r.main
+    used = max(r.done for r in runs)
+    hist = np.full((used, B), np.inf)
+    for r in runs:  # the best bound over all runs, per iteration
+        hist = np.minimum(hist, pad_rows(r.history, used))
+    lam_u = sign * lam
+    return DualResult(
+        sense=p.sense,
+        mode=settings.mode,
+        lam=lam_u,
+        main=lam_u if main is lam else sign * main,
+        main_x=main_x,
+        run_bounds=sign * bounds + offset[:, None],
+        history=sign * hist + offset[None, :],
+        primal_objective=np.where(np.isfinite(p_val), sign * p_val + offset, np.nan),
+        primal_x=p_x,
+        iterations=used,
+        seconds=time.perf_counter() - t0,
+        step=settings.step,
+        solvers=[s.name for s in solvers],
+    )
+
+
+def _in_worker(key: str, dec: Decomposition, costs: np.ndarray, settings: DualSettings) -> DualResult:
+    """A chunk on a worker, with the worker's kept copy of ``dec`` (solvers built once per process)."""
+    return solve_chunk(parallel.worker_copy(key, dec), costs, settings)
+
+
+def solve_dual(
+    dec: Decomposition,
+    costs: Any,
+    iterations: int = 300,
+    *,
+    mode: DualMode | None = None,
+    independent: bool = False,
+    step: StepRule = "polyak",
+    lr: float | None = None,
+    mu0: float = 1.0,
+    tol: float = 1e-6,
+    time_limit: float | None = None,
+    solver: Any = "auto",
+    executor: Executor | None = None,
+    chunk_size: int | None = None,
+    checkpoint: str | Path | None = None,
+    progress: bool = True,
+) -> DualResult:
+    """Optimise the multipliers of ``dec`` for each cost vector of ``costs``.
+
+    ``mode``: ``"shared"`` (default; one symmetric solve, the tightest bounds for the least work),
+    ``"independent"`` (``independent=True``: the paper's ``m`` runs from ``μ = mu0``) or
+    ``"joint"`` (one run from ``μ = mu0`` whose penalties serve every decomposition, ``2m`` block
+    solves an iteration). ``iterations`` caps the subgradient steps (per run); an instance stops
+    early once its bound is within ``tol`` (relative) of the best primal value or its copies
+    agree. ``step``: ``"polyak"`` or ``"adam"`` (the reference's, ``lr`` 0.01). ``solver``: one
+    name for every block, a list with one per block, or ``{block: name}`` (``"auto"``: an exact
+    oracle where one fits). ``time_limit``: seconds per chunk.
+
+    Without ``executor`` the instances are split over this process's threads (``LDOPT_THREADS``,
+    default: every core); ``executor`` (any ``concurrent.futures.Executor``) spreads chunks of
+    ``chunk_size`` instances over its workers instead. ``checkpoint`` (a folder) saves every
+    finished chunk atomically and resumes from the chunks already there. The answer depends on
+    none of these.
+    """
+    checks.instance("dec", dec, Decomposition, "an ldopt.Decomposition (ldopt.decompose(problem))")
+    c, _ = dec.problem.check_costs(costs)
+    checkpoint = checks.path_or_none("checkpoint", checkpoint)
+    progress = checks.boolean("progress", progress)
+    chunk_size = checks.positive_int_or_none("chunk_size", chunk_size)
+    independent = checks.boolean("independent", independent)
+    if mode is None:
+        mode = "independent" if independent else "shared"
+    elif independent and mode != "independent":
+        raise InputError(f"independent=True and mode={mode!r}: expected one of them, not both")
+    settings = DualSettings(
+        iterations=iterations, mode=mode, step=step, lr=lr, mu0=mu0, tol=tol, time_limit=time_limit, solver=solver
+    )
+    if len(c) == 0:
+        raise InputError("costs: expected at least one cost vector, got an empty batch")
+    t0 = time.perf_counter()
+    if executor is None and checkpoint is None:
+        out = _on_threads(dec, c, settings, progress)
+    else:
+        out = _in_chunks(dec, c, settings, executor, chunk_size, checkpoint, progress)
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+def _on_threads(dec: Decomposition, c: np.ndarray, settings: DualSettings, progress: bool) -> DualResult:
+    """The instances split over this process's threads, one chunk per thread, one progress bar."""
+    ranges = split(len(c), num_threads())
+    runs = dec.num_blocks if settings.mode == "independent" else 1
+    desc = f"dual ({len(c)} instances, {dec.num_blocks} blocks, {len(ranges)} threads)"
+    bar = _progress_bar(settings.iterations * runs * len(ranges), desc, progress)
+    try:
+        return DualResult.concat(map_ranges(lambda s, e: solve_chunk(dec, c[s:e], settings, bar), ranges))
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _in_chunks(
+    dec: Decomposition,
+    c: np.ndarray,
+    settings: DualSettings,
+    executor: Executor | None,
+    chunk_size: int | None,
+    checkpoint: Path | None,
+    progress: bool,
+) -> DualResult:
+    """Chunks of ``chunk_size`` instances over ``executor``'s workers (or here, one after the
+    other), each saved to ``checkpoint`` as it completes and loaded from it when already there."""
+    key = dec.key
+    expect = lambda s, e: dict(decomposition=key, costs=cache.digest(c[s:e]), settings=settings.key())  # noqa: E731
+    fn: Callable[..., DualResult]
+    args: Callable[[int, int], tuple[Any, ...]]
+    if executor is None:
+        fn, args = solve_chunk, lambda s, e: (dec, c[s:e], settings)
+    else:
+        fn, args = _in_worker, lambda s, e: (key, dec, c[s:e], settings)
+    parts, counts = parallel.run_chunks(
+        fn,
+        parallel.chunks(len(c), chunk_size),
+        args,
+        executor=executor,
+        checkpoint=checkpoint,
+        expect=expect,
+        to_arrays=DualResult.to_arrays,
+        from_arrays=DualResult.from_arrays,
+        progress=progress,
+        desc="dual chunks",
+    )
+    out = DualResult.concat(parts)
+    out.chunks_computed, out.chunks_loaded = counts["computed"], counts["loaded"]
+    return out

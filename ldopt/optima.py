@@ -1,0 +1,94 @@
+"""The best known optimum of every instance with a certified bound on it (user's sense)."""
+
+from __future__ import annotations
+
+from concurrent.futures import Executor
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from .arrays import vector
+from .batch import check_problem, checked, solve_many
+from .compiled import sense_sign
+from .problem import Problem
+
+_PROVEN = 1e-9  # relative gap under which an optimum counts as proven
+
+
+@dataclass(frozen=True)
+class Optima:
+    """The best known optimum of every instance and a certified bound on it (user's sense).
+
+    ``value`` is the objective of the best feasible solution known (``x``); ``bound`` bounds the
+    true optimum from the other side (above for a maximisation). Where the two meet the optimum
+    is proven.
+    """
+
+    sense: str
+    value: np.ndarray  # (B,)
+    bound: np.ndarray  # (B,)
+    x: np.ndarray  # (B, num_vars)
+
+    @property
+    def sign(self) -> float:
+        """+1 for a maximisation, -1 for a minimisation."""
+        return sense_sign(self.sense)
+
+    @property
+    def gap(self) -> np.ndarray:
+        """``|bound − value| / max(1, |value|)`` per instance."""
+        return np.abs(self.bound - self.value) / np.maximum(1.0, np.abs(self.value))
+
+    @property
+    def proven(self) -> np.ndarray:
+        """Mask of the instances whose optimum is proven."""
+        return self.gap <= _PROVEN
+
+    def select(self, index: Any) -> Optima:
+        """The optima of the instances ``index`` (a slice, mask or indices)."""
+        return Optima(self.sense, self.value[index], self.bound[index], self.x[index])
+
+    def tighten(self, bound: Any) -> Optima:
+        """The same with ``bound`` (e.g. ``dec.dual(costs).bound``) where it is tighter."""
+        b = vector(bound, len(self.value), "bound", allow_inf=True)
+        tight = np.minimum(self.bound, b) if self.sense == "max" else np.maximum(self.bound, b)
+        return replace(self, bound=tight)
+
+    def improve(self, x: np.ndarray, value: np.ndarray) -> Optima:
+        """The same with the feasible solutions ``x`` where their ``value`` is better."""
+        better = self.sign * (value - self.value) > 0
+        if not better.any():
+            return self
+        return replace(self, value=np.where(better, value, self.value), x=np.where(better[:, None], x, self.x))
+
+
+def optima(
+    problem: Problem,
+    costs: Any,
+    solver: str = "auto",
+    *,
+    time_limit: float | None = None,
+    gap: float = 0.0,
+    bound: Any = None,
+    executor: Executor | None = None,
+) -> Optima:
+    """Solve every instance (in parallel) for its best known optimum and a certified bound.
+
+    Exact by default; with ``time_limit`` or ``gap`` an instance may stop at its incumbent, and
+    the solver's bound certifies how far it can be from the optimum. ``bound`` (``(B,)``, e.g. an
+    LD dual bound) tightens that certificate.
+    """
+    check_problem(problem, solver)
+    s = checked(solve_many(problem, costs, solver, executor=executor, time_limit=time_limit, gap=gap), "true costs")
+    sol_bound = np.where(np.isfinite(s.bound), s.bound, np.inf if problem.sense == "max" else -np.inf)
+    out = Optima(problem.sense, s.objective, sol_bound, s.x)
+    return out if bound is None else out.tighten(bound)
+
+
+def optimal_objectives(
+    problem: Problem, costs: Any, solver: str = "auto", executor: Executor | None = None
+) -> np.ndarray:
+    """``f(x*(c_i), c_i)`` for every instance: ``(B,)``."""
+    check_problem(problem, solver)
+    return checked(solve_many(problem, costs, solver, executor=executor), "true costs").objective

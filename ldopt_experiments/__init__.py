@@ -1,0 +1,33 @@
+"""The experiment harness of ldopt (not the library): the paper's protocol, the runner, results,
+tables and plots, and the ``ldopt`` command line. Kept apart from ``ldopt`` and ``ldopt_torch``
+so the library holds no paper numbers, CSV plumbing or plotting."""
+
+from .curves import budget_curve, checkpoints
+from .methods import BASELINES, GRAMMAR, MethodSpec, label, parse_method
+from .paper import PAPER, paper
+from .protocol import Setup, knapsack_setup, portfolio_setup
+from .results import load_rows, mean_ci, merge_rows, save_rows, stem, table
+from .runner import RunOptions, run
+
+__all__ = [
+    "BASELINES",
+    "GRAMMAR",
+    "PAPER",
+    "MethodSpec",
+    "RunOptions",
+    "Setup",
+    "budget_curve",
+    "checkpoints",
+    "knapsack_setup",
+    "label",
+    "load_rows",
+    "mean_ci",
+    "merge_rows",
+    "paper",
+    "parse_method",
+    "portfolio_setup",
+    "run",
+    "save_rows",
+    "stem",
+    "table",
+]

@@ -1,0 +1,220 @@
+"""Command lines: ``ldopt experiment …`` (the runner; also ``python -m ldopt_torch.experiment …``)
+and ``ldopt table DIR`` (a saved run's table and plots, again).
+
+Length: :func:`experiment_parser` declares every option with its help in one place (76 lines).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import ldopt
+
+from .methods import GRAMMAR
+from .plots import plot
+from .protocol import Setup, knapsack_setup, portfolio_setup
+from .results import Row, load_rows, table
+from .runner import run
+
+EPILOG = f"""\
+methods: {GRAMMAR}
+  mse            two-stage: mean squared error of the predicted costs
+  spo+, imle     SPO+ / I-MLE on the full problem (PyEPO's losses over ldopt's solvers)
+  cave, cave+    cone-aligned vectors (solver-free; linear problems)
+  lava           adjacent-vertex alignment (solver-free; linear problems)
+  ld:...         the paper's LD losses: method spo+ | imle | exact (closed form, quadratic
+                 main block), mode static | multiple, loss L1 | L2; ':scaled' rescales the
+                 main subproblem to the costs' scale
+budgets: without --budget every run trains at most --epochs epochs, validated every
+  --eval-every epochs, and stops after --patience validations without improvement: the
+  same seed gives the same numbers whatever the machine's load. --budget S bounds the
+  training seconds of each run instead (validation time excluded; the results then depend
+  on the load): use it for budget figures. Multiplier construction is reported beside
+  (multipliers_s), and counted inside --budget with --count-construction.
+sizes: defaults are the paper's protocol — knapsack: 200 train / 100 validation / 1000
+  test instances, m = 10 rows; portfolio: 100 / 25 / 1000. Validation solves every
+  validation instance once per validation; test evaluation solves every test instance
+  once per run.
+"""
+
+
+def experiment_parser(prog: str = "ldopt experiment") -> argparse.ArgumentParser:
+    """The runner's options (see ``--help``)."""
+    ap = argparse.ArgumentParser(
+        prog=prog,
+        description="Train and compare DFL methods on the paper's benchmark problems; save results, a table and plots.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument("problem", choices=["knapsack", "portfolio"])
+    ap.add_argument("--size", type=int, default=100, help="items (knapsack) or assets (portfolio); default 100")
+    ap.add_argument("--rows", type=int, default=10, help="knapsack rows m; default 10 (the paper's)")
+    ap.add_argument(
+        "--methods",
+        nargs="+",
+        default=["mse", "spo+", "ld:spo+:multiple:L1", "ld:imle:multiple:L2"],
+        help="methods to train (grammar below); default: mse spo+ ld:spo+:multiple:L1 ld:imle:multiple:L2",
+    )
+    ap.add_argument("--seeds", nargs="+", type=int, default=[0], help="training seeds; default 0")
+    ap.add_argument("--epochs", type=int, default=500, help="epoch cap per run; default 500")
+    ap.add_argument(
+        "--patience",
+        type=int,
+        default=20,
+        help="stop after this many validations without improvement (epoch budgets); default 20",
+    )
+    ap.add_argument(
+        "--eval-every",
+        type=int,
+        default=0,
+        help="validate every k epochs; default 1 (with --budget: --evaluations times at doubling training times)",
+    )
+    ap.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        help="training seconds per run instead of epochs (load-dependent results); default none",
+    )
+    ap.add_argument("--evaluations", type=int, default=12, help="validations per --budget; default 12")
+    ap.add_argument("--count-construction", action="store_true", help="count the multipliers inside --budget")
+    ap.add_argument(
+        "--dual",
+        choices=["shared", "independent", "joint"],
+        default="joint",
+        help="the LD training sets' multipliers: one shared symmetric solve, the paper's m runs from "
+        "μ = 1, or one joint run for every decomposition; default joint (LDDataset's)",
+    )
+    ap.add_argument(
+        "--iterations",
+        type=int,
+        default=None,
+        help="subgradient iterations of the multipliers (per run); default LDDataset's: 30, or 300 with --dual shared",
+    )
+    ap.add_argument("--dual-step", choices=["polyak", "adam"], default="polyak", help="default polyak")
+    ap.add_argument("--train", type=int, default=None, help="training instances (default: the protocol's)")
+    ap.add_argument("--val", type=int, default=None, help="validation instances (default: the protocol's)")
+    ap.add_argument("--test", type=int, default=None, help="test instances (default: the protocol's)")
+    ap.add_argument("--data-seed", type=int, default=42, help="seed of the generated data; default 42")
+    ap.add_argument(
+        "--lr", type=float, default=None, help="Adam's learning rate (default: knapsack 1e-2, portfolio 2e-3)"
+    )
+    ap.add_argument(
+        "--solver", default="highs", help="full-problem solver: highs, gurobi, cvxpy, auto, pyomo:<name>; default highs"
+    )
+    ap.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        help="seconds per full-problem solve (evaluation on incumbents with certified bounds); default none (exact)",
+    )
+    ap.add_argument("--certify", action="store_true", help="tighten the test optima's bounds by an LD dual bound")
+    ap.add_argument(
+        "--workers", type=int, default=None, help="threads for dual solves and evaluation; default: every core"
+    )
+    ap.add_argument(
+        "--curve-instances", type=int, default=200, help="test instances for the budget curves (0: none); default 200"
+    )
+    ap.add_argument("--out", default="results", help="output folder; default results")
+    ap.add_argument("--quiet", action="store_true", help="no progress bars or per-run lines")
+    return ap
+
+
+def setup_from(a: argparse.Namespace) -> Setup:
+    """The setup the runner's options describe."""
+    if a.problem == "knapsack":
+        return knapsack_setup(
+            a.size, dim=a.rows, train=a.train or 200, val=a.val or 100, test=a.test or 1000, seed=a.data_seed
+        )
+    return portfolio_setup(a.size, train=a.train or 100, val=a.val or 25, test=a.test or 1000, seed=a.data_seed)
+
+
+def experiment_main(argv: list[str] | None = None, prog: str = "ldopt experiment") -> list[Row]:
+    """``ldopt experiment …``: parse, run, print the table and save the plots."""
+    a = experiment_parser(prog).parse_args(argv)
+    _use_workers(a)
+    rows = run(
+        setup_from(a),
+        a.methods,
+        a.seeds,
+        solver=a.solver,
+        budget=a.budget,
+        epochs=a.epochs,
+        patience=a.patience,
+        eval_every=a.eval_every,
+        evaluations=a.evaluations,
+        iterations=a.iterations,
+        lr=a.lr,
+        count_construction=a.count_construction,
+        curve_instances=a.curve_instances,
+        dual=dict(mode=a.dual, step=a.dual_step),
+        time_limit=a.time_limit,
+        certify=a.certify,
+        out=a.out,
+        progress=not a.quiet,
+    )
+    report(rows, a.out)
+    return rows
+
+
+def report(rows: list[Row], out: str | Path) -> None:
+    """Print the table of ``rows`` and where the results and plots were saved."""
+    print()
+    print(table(rows))
+    try:
+        pic = plot(out)
+    except ImportError:
+        print(f"saved {Path(out) / 'results.csv'}, {Path(out) / 'table.md'} (no plots: pip install matplotlib)")
+        return
+    print(f"saved {Path(out) / 'results.csv'}, {Path(out) / 'table.md'}, {pic}")
+
+
+def _use_workers(args: argparse.Namespace) -> None:
+    """``--workers k``: every dual solve and evaluation of this process on ``k`` threads."""
+    if getattr(args, "workers", None) is not None:
+        ldopt.threads.configure(args.workers)
+
+
+def example(setup: Setup, methods: list[str], args: argparse.Namespace, **options: Any) -> list[Row]:
+    """An example's run: ``args`` carries seeds, solver and out (``budget`` or ``epochs``, ``workers``);
+    ``options`` go to :func:`~ldopt_experiments.runner.run`. Prints the table, saves the plots."""
+    budget = getattr(args, "budget", None)
+    what = f"{budget:.0f} s of training per method" if budget else f"up to {args.epochs} epochs per method"
+    print(
+        f"{setup.name} n={setup.size}: {len(setup.train[1])} train / {len(setup.val[1])} validation / "
+        f"{len(setup.test[1])} test instances; solver {args.solver}; {what}"
+    )
+    options.setdefault("curve_instances", 0)
+    _use_workers(args)
+    epochs = getattr(args, "epochs", 100_000 if budget else 500)  # a budget run stops on its budget
+    rows = run(setup, methods, args.seeds, solver=args.solver, budget=budget, epochs=epochs, out=args.out, **options)
+    report(rows, args.out)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The ``ldopt`` console script: ``ldopt experiment …`` or ``ldopt table DIR``.
+
+    Returns nothing: a console script exits with ``main()``'s value, and anything but None or 0
+    is an error status (``experiment_main`` returns the rows to a caller in Python)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ap = argparse.ArgumentParser(
+        prog="ldopt",
+        description="ldopt's command line.",
+        epilog="ldopt experiment --help  lists the runner's options and defaults",
+    )
+    ap.add_argument("command", choices=["experiment", "table"])
+    a, _ = ap.parse_known_args(argv[:1])
+    if a.command == "experiment":
+        experiment_main(argv[1:])
+        return
+    tp = argparse.ArgumentParser(prog="ldopt table", description="Print a saved run's table and redraw its plots.")
+    tp.add_argument("folder")
+    folder = tp.parse_args(argv[1:]).folder
+    report(load_rows(Path(folder) / "results.csv"), folder)
+
+
+if __name__ == "__main__":
+    main()

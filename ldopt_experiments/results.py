@@ -1,0 +1,103 @@
+"""Results on disk: one row per run in ``results.csv`` (runs of later invocations merged in), the
+budget curves in ``curves.csv``, and Markdown tables in Table 1's layout."""
+
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .methods import label
+from .paper import paper
+
+Row = dict[str, Any]
+TEXT_FIELDS = ("problem", "method", "label", "solver", "stopped", "dual")
+
+
+def save_rows(rows: list[Row], path: str | Path) -> Path:
+    """``rows`` as CSV at ``path`` (columns: the union of the rows' keys, in order of appearance)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="") as fh:
+        fields = list(dict.fromkeys(k for r in rows for k in r))  # rows saved before a column was added
+        w = csv.DictWriter(fh, fieldnames=fields, restval="")
+        w.writeheader()
+        w.writerows(rows)
+    return path
+
+
+def load_rows(path: str | Path) -> list[Row]:
+    """Rows of a saved ``results.csv`` or ``curves.csv``: every field but the text ones as a float
+    (``None`` where empty)."""
+    with Path(path).open() as fh:
+        rows = list(csv.DictReader(fh))
+    for r in rows:
+        for k, v in r.items():
+            if k not in TEXT_FIELDS:
+                r[k] = float(v) if v not in ("", "None") else None
+    return rows
+
+
+def merge_rows(path: str | Path, rows: list[Row]) -> list[Row]:
+    """The rows saved at ``path`` (if any) with ``rows`` replacing runs of the same problem, size,
+    method and seed — so results of several invocations accumulate in one table (or curve file)."""
+    path = Path(path)
+    if not path.exists():
+        return list(rows)
+    key = lambda r: (r["problem"], int(r["size"]), r["method"], int(r["seed"]))  # noqa: E731
+    new = {key(r) for r in rows}
+    return [r for r in load_rows(path) if key(r) not in new] + list(rows)
+
+
+def stem(problem: str, size: int, method: str, seed: int) -> str:
+    """The file-name stem of one run's saved history and row."""
+    return f"{problem}{int(size)}-{method.replace(':', '_').replace('+', 'p')}-seed{int(seed)}"
+
+
+def mean_ci(values: list[float], level: float = 0.95) -> tuple[float, float]:
+    """Mean and the half-width of its Student-t confidence interval (0 for one value)."""
+    from scipy import stats  # noqa: PLC0415
+
+    v = np.asarray(values, dtype=float)
+    if len(v) < 2:
+        return float(v.mean()), 0.0
+    half = stats.t.ppf(0.5 + level / 2, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v))
+    return float(v.mean()), float(half)
+
+
+def table(rows: list[Row]) -> str:
+    """A Markdown table in Table 1's layout: regret % (mean ± 95% CI; with its certified upper end
+    where some optima are unproven), time to best, epochs/s, the paper's figure."""
+    certified = any(
+        r.get("test_upper") not in (None, "")
+        and r.get("proven") not in (None, "")
+        and r["proven"] < r.get("test_instances", r["proven"])
+        for r in rows
+    )
+    head = "| problem | method | test regret % (mean ± 95% CI) |"
+    head += " certified ≤ |" if certified else ""
+    lines = [
+        head + " time to best (s) | multipliers (s) | epochs/s | seeds | paper regret % (time to best s) |",
+        "|---|---|---|" + ("---|" if certified else "") + "---|---|---|---|---|",
+    ]
+    groups: dict[tuple, list[Row]] = {}
+    for r in rows:
+        groups.setdefault((r["problem"], int(r["size"]), r["method"]), []).append(r)
+    for (prob, size, method), rs in groups.items():
+        m, h = mean_ci([r["test_regret"] for r in rs])
+        t, _ = mean_ci([r["time_to_best"] for r in rs])
+        eps, _ = mean_ci([r["epochs_per_s"] for r in rs])
+        pr, pt = paper(prob, size, method)
+        ref = "" if pr is None else f"{pr:.3f} ({pt:g})"
+        upper = ""
+        if certified:
+            ups = [float(r["test_upper"]) for r in rs if r.get("test_upper") not in (None, "")]
+            upper = f" {np.mean(ups):.3f} |" if ups else " |"
+        lines.append(
+            f"| {prob} n={size} | {label(method)} | {m:.3f} ± {h:.3f} |{upper} {t:.1f} | "
+            f"{rs[0]['multipliers_s']:.1f} | {eps:.1f} | {len(rs)} | {ref} |"
+        )
+    return "\n".join(lines) + "\n"

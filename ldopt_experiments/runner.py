@@ -1,0 +1,271 @@
+"""The experiment runner: every method through the one trainer, for every seed, on one setup.
+
+A run builds the shared pieces once — the true optima of the validation and test sets (with a
+certified bound; tightened by an LD bound with ``certify``), the LD training sets (one dual
+solve), the full problem's training optima — then trains each method and evaluates it on the test
+set. Results: one row per run (JSON and ``results.csv``), the histories, a table, plots, and the
+seconds spent in every stage (``meta.json``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from ldopt.errors import InputError
+from ldopt.regret import Optima, RegretReport, evaluate, optima
+from ldopt_torch import FitResult, LDDataset, OptDataset, Validator, fit
+
+from .curves import budget_curve, checkpoints
+from .methods import MethodSpec, loss_for, parse_method
+from .paper import paper
+from .protocol import Setup
+from .results import Row, merge_rows, save_rows, stem, table
+
+
+@dataclass
+class RunOptions:
+    """How :func:`run` trains and evaluates (see its docstring)."""
+
+    solver: str = "highs"
+    budget: float | None = None
+    epochs: int = 500
+    patience: int | None = 20
+    eval_every: int = 0
+    evaluations: int = 12
+    iterations: int | None = None  # LDDataset's default for the dual mode
+    lr: float | None = None
+    count_construction: bool = False
+    curve_instances: int = 200
+    dual: dict[str, Any] = field(default_factory=dict)
+    time_limit: float | None = None
+    certify: bool = False
+    certify_iterations: int = 100
+    out: str | Path | None = None
+    progress: bool = True
+
+
+class _Stages:
+    """Seconds per stage, in the order they ran."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, float]] = []
+
+    def timed(self, name: str, fn: Any) -> Any:
+        t0 = time.perf_counter()
+        out = fn()
+        self.items.append((name, time.perf_counter() - t0))
+        return out
+
+
+def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> list[Row]:
+    """Train every method for every seed; return (and save under ``out``) one row per run.
+
+    Options (:class:`RunOptions`): without ``budget`` each run trains for at most ``epochs`` epochs,
+    validated every ``eval_every`` epochs (default 1), and stops after ``patience`` validations
+    without improvement — the same seed gives the same numbers on any machine load. With ``budget``
+    (seconds of training; results then depend on the load) validation runs ``evaluations`` times
+    at training times doubling up to the budget (``eval_every=k``: every k epochs instead), so slow
+    and fast methods get the same number of model selections. ``dual``: the LD training sets'
+    dual solve (:class:`ldopt_torch.LDDataset` options, e.g. ``dict(mode="joint")``).
+    ``time_limit``: seconds per full-problem solve (optima, validation and test decisions,
+    full-problem training), so large problems are evaluated on incumbents with certified bounds;
+    ``certify`` tightens the test optima's bounds by an LD dual bound.
+    """
+    opts = RunOptions(**options)
+    specs = {m: parse_method(m) for m in methods}
+    out = Path(opts.out) if opts.out else None
+    stages = _Stages()
+    validator, test_opt = _evaluation(setup, opts, stages)
+    ld_data, opt_data = _training_sets(setup, specs, opts, out, stages)
+    rows: list[Row] = []
+    curves: list[Row] = []
+    for seed in seeds:
+        for name, spec in specs.items():
+            row, curve, result = _one_run(setup, spec, seed, opts, validator, test_opt, ld_data, opt_data, stages)
+            rows.append(row)
+            curves.extend(dict(problem=setup.name, size=setup.size, method=name, seed=seed, **c) for c in curve)
+            if out:
+                name_ = stem(setup.name, setup.size, name, seed)
+                result.save_history(out / "histories" / f"{name_}.csv", max_rows=400)
+                (out / "runs").mkdir(parents=True, exist_ok=True)
+                (out / "runs" / f"{name_}.json").write_text(json.dumps(row, indent=1))
+            if opts.progress:
+                print(
+                    f"  {spec.label:28s} seed {seed}: test regret {row['test_regret']:.3f}%  "
+                    f"time to best {result.time_to_best:.1f} s  ({result.epochs} epochs, {result.stopped})",
+                    flush=True,
+                )
+    if out:
+        _save(setup, rows, curves, opts, out, stages)
+    return rows
+
+
+def _evaluation(setup: Setup, opts: RunOptions, stages: _Stages) -> tuple[Validator, Optima]:
+    p = setup.problem
+    val_opt = stages.timed(
+        "optima: validation set", lambda: optima(p, setup.val[1], opts.solver, time_limit=opts.time_limit)
+    )
+    validator = Validator(p, *setup.val, solver=opts.solver, time_limit=opts.time_limit, optimum=val_opt)
+    test_opt = stages.timed(
+        "optima: test set", lambda: optima(p, setup.test[1], opts.solver, time_limit=opts.time_limit)
+    )
+    if opts.certify:
+        bound = stages.timed(
+            "LD bound: test set",
+            lambda: setup.dec.dual(setup.test[1], iterations=opts.certify_iterations, progress=opts.progress).bound,
+        )
+        test_opt = test_opt.tighten(bound)
+    return validator, test_opt
+
+
+def _training_sets(
+    setup: Setup, specs: dict[str, MethodSpec], opts: RunOptions, out: Path | None, stages: _Stages
+) -> tuple[LDDataset | None, OptDataset | None]:
+    cache = out / "cache" if out else None
+    ld_data = opt_data = None
+    if any(s.kind == "ld" for s in specs.values()):
+        ld_data = stages.timed(
+            "multipliers (LD training sets)",
+            lambda: LDDataset(
+                setup.dec, *setup.train, iterations=opts.iterations, cache=cache, progress=opts.progress, **opts.dual
+            ),
+        )
+    if any(s.needs_optima for s in specs.values()):
+        structure = any(s.needs_structure for s in specs.values())
+        opt_data = stages.timed(
+            "optima: training set",
+            lambda: OptDataset(
+                setup.problem,
+                *setup.train,
+                solver=opts.solver,
+                cache=cache,
+                structure=structure,
+                time_limit=opts.time_limit,
+            ),
+        )
+    return ld_data, opt_data
+
+
+def _one_run(
+    setup: Setup,
+    spec: MethodSpec,
+    seed: int,
+    opts: RunOptions,
+    validator: Validator,
+    test_opt: Optima,
+    ld_data: LDDataset | None,
+    opt_data: OptDataset | None,
+    stages: _Stages,
+) -> tuple[Row, list[Row], Any]:
+    torch.manual_seed(seed)
+    model = torch.nn.Linear(setup.train[0].shape[1], setup.problem.num_costs)
+    construction = ld_data.construction_seconds if (spec.kind == "ld" and ld_data) else 0.0
+    loss, mode = loss_for(spec, setup, opts.solver, opts.time_limit)
+    data = (
+        ld_data
+        if spec.kind == "ld"
+        else opt_data
+        if spec.needs_optima
+        else (ld_data or opt_data or OptDataset(setup.problem, *setup.train, solver=opts.solver))
+    )
+    train_budget = _training_budget(opts, construction)
+    snaps: list[tuple[float, int, int, dict]] = []  # (time, epochs, best epoch, best state)
+    keep = lambda row, best: snaps.append((row["time"], row["epoch"], id(best), best))  # noqa: E731
+    times = checkpoints(train_budget, opts.evaluations) if (train_budget is not None and not opts.eval_every) else None
+    result = stages.timed(
+        f"train {spec.label} (seed {seed})",
+        lambda: fit(
+            model,
+            data,
+            loss,
+            mode=mode,
+            epochs=opts.epochs,
+            time_budget=train_budget,
+            val=validator,
+            on_validate=keep,
+            eval_every=opts.eval_every or 1,
+            eval_times=times,
+            patience=opts.patience if opts.budget is None else None,
+            lr=opts.lr or setup.lr,
+            seed=seed,
+            solver=opts.solver,
+            progress=opts.progress,
+        ),
+    )
+    with torch.no_grad():
+        pred = result.model(torch.as_tensor(setup.test[0], dtype=torch.float32))
+    rep = stages.timed(
+        f"test {spec.label} (seed {seed})",
+        lambda: evaluate(setup.problem, pred, setup.test[1], opts.solver, optima=test_opt, time_limit=opts.time_limit),
+    )
+    curve = budget_curve(setup, model, snaps, opts.solver, opts.curve_instances, test_opt, opts.time_limit)
+    return _row(setup, spec, seed, opts, rep, result, construction), curve, result
+
+
+def _training_budget(opts: RunOptions, construction: float) -> float | None:
+    """Seconds of training (``None``: an epoch budget), less the construction if it counts."""
+    if opts.budget is None:
+        return None
+    budget = opts.budget - construction if opts.count_construction else opts.budget
+    if budget <= 0:
+        raise InputError(f"budget {opts.budget} s is spent on multiplier construction ({construction:.1f} s)")
+    return budget
+
+
+def _row(
+    setup: Setup,
+    spec: MethodSpec,
+    seed: int,
+    opts: RunOptions,
+    rep: RegretReport,
+    result: FitResult,
+    construction: float,
+) -> Row:
+    """One run's results as a row of ``results.csv``."""
+    ref, ref_time = paper(setup.name, setup.size, spec.name)
+    return dict(
+        problem=setup.name,
+        size=setup.size,
+        method=spec.name,
+        label=spec.label,
+        seed=seed,
+        test_regret=100 * rep.value,
+        test_lower=100 * rep.lower,
+        test_upper=100 * rep.upper,
+        proven=rep.proven,
+        test_instances=rep.instances,
+        val_regret=100 * result.best_val,
+        time_to_best=result.time_to_best,
+        wall_to_best=result.wall_to_best,
+        multipliers_s=construction,
+        epochs=result.epochs,
+        epochs_per_s=result.history[-1]["epochs_per_s"],
+        budget=opts.budget,
+        stopped=result.stopped,
+        solver=opts.solver,
+        paper=ref,
+        paper_time=ref_time,
+    )
+
+
+def _save(setup: Setup, rows: list[Row], curves: list[Row], opts: RunOptions, out: Path, stages: _Stages) -> None:
+    merged = merge_rows(out / "results.csv", rows)
+    save_rows(merged, out / "results.csv")
+    if curves:
+        save_rows(merge_rows(out / "curves.csv", curves), out / "curves.csv")
+    (out / "table.md").write_text(table(merged))
+    settings = {k: v for k, v in asdict(opts).items() if k not in ("out", "progress")}
+    meta = dict(
+        train=len(setup.train[1]),
+        val=len(setup.val[1]),
+        test=len(setup.test[1]),
+        **settings,
+        stages=[dict(stage=s, seconds=t) for s, t in stages.items],
+    )
+    (out / "meta.json").write_text(json.dumps(meta, indent=1, default=str))

@@ -1,0 +1,54 @@
+"""What training returns: the best model, the per-epoch history and the time to the best model."""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from torch import nn
+
+
+@dataclass
+class FitResult:
+    """The trained (best) model, the per-epoch history and the time to the best model.
+
+    ``stopped`` says why training ended: ``"epochs"``, ``"time_budget"``, ``"patience"`` or
+    ``"interrupted"`` (Ctrl-C).
+    """
+
+    model: nn.Module
+    history: list[dict[str, Any]] = field(default_factory=list)
+    best_epoch: int = 0
+    best_val: float = float("nan")
+    time_to_best: float = 0.0
+    wall_to_best: float = 0.0
+    stopped: str = "epochs"
+
+    @property
+    def epochs(self) -> int:
+        """The epochs trained."""
+        return max((h["epoch"] for h in self.history), default=0)
+
+    def save_history(self, path: str | Path, max_rows: int | None = None) -> Path:
+        """The history as CSV (``.csv``) or JSON (any other suffix). ``max_rows`` thins a long one:
+        every validated epoch is kept, plus evenly spaced others up to about ``max_rows`` rows."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        rows = self.history
+        if max_rows is not None and len(rows) > max_rows:
+            stride = -(-len(rows) // max_rows)
+            rows = [
+                h for i, h in enumerate(rows) if i % stride == 0 or i == len(rows) - 1 or np.isfinite(h["val_regret"])
+            ]
+        if path.suffix == ".csv":
+            with path.open("w", newline="") as fh:
+                w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+                w.writeheader()
+                w.writerows(rows)
+        else:
+            path.write_text(json.dumps(rows, indent=1))
+        return path

@@ -1,0 +1,192 @@
+"""The training loop's state: when to validate, when to stop, the history and the best model."""
+
+from __future__ import annotations
+
+import copy
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from ldopt import checks
+from ldopt.errors import LdoptError
+
+from .batches import model_inputs
+from .fit_result import FitResult
+from .validation import Validator
+
+
+class TrainingError(LdoptError, RuntimeError):
+    """Training cannot go on (NaN predictions, a loss that does not fit the data)."""
+
+
+class Schedule:
+    """When to validate: every ``eval_every`` epochs, every ``eval_interval`` seconds of training,
+    or once the training time passes each of ``eval_times``; always after the last epoch."""
+
+    def __init__(self, eval_every: int, eval_interval: float | None, eval_times: Sequence[float] | None) -> None:
+        self.every = checks.positive_int("eval_every", eval_every)
+        self.interval = checks.positive_or_none("eval_interval", eval_interval, " (seconds)")
+        self.pending = sorted(float(t) for t in eval_times) if eval_times is not None else None
+        self.next = eval_interval or 0.0
+
+    def due(self, epoch: int, train_time: float) -> bool:
+        if self.pending is not None:
+            due = bool(self.pending) and train_time >= self.pending[0]
+            while self.pending and train_time >= self.pending[0]:
+                self.pending.pop(0)
+            return due
+        if self.interval is not None:
+            if train_time >= self.next:
+                self.next = train_time + self.interval
+                return True
+            return False
+        return epoch % self.every == 0
+
+
+@dataclass(frozen=True)
+class Budget:
+    """When training ends: after ``epochs`` epochs or ``seconds`` of training; ``schedule`` says
+    when to validate."""
+
+    epochs: int
+    seconds: float | None
+    schedule: Schedule
+
+
+class Loop:
+    """The training loop's state: history, best model, budgets (see :func:`fit`)."""
+
+    def __init__(
+        self, model: nn.Module, validator: Validator | None, on_validate: Callable | None, patience: int | None
+    ) -> None:
+        self.model, self.validator, self.on_validate, self.patience = model, validator, on_validate, patience
+        self.t0 = time.perf_counter()
+        self.train_time = 0.0
+        self.history: list[dict[str, Any]] = []
+        self.best_val, self.best_epoch = float("inf"), 0
+        self.best_state = copy.deepcopy(model.state_dict())
+        self.time_to_best = self.wall_to_best = 0.0
+        self.since_best = 0
+
+    def record(self, epoch: int, d: int | None, train_loss: float, evaluate_now: bool) -> None:
+        v = self.validator(self.model) if (self.validator is not None and evaluate_now) else float("nan")
+        wall = time.perf_counter() - self.t0
+        self.history.append(
+            dict(
+                epoch=epoch,
+                d=-1 if d is None else d,
+                train_loss=train_loss,
+                val_regret=v,
+                time=self.train_time,
+                wall=wall,
+                epochs_per_s=epoch / self.train_time if self.train_time else 0.0,
+            )
+        )
+        if np.isfinite(v) and v < self.best_val:
+            self.best_val, self.best_epoch = v, epoch
+            self.best_state = copy.deepcopy(self.model.state_dict())
+            self.time_to_best, self.wall_to_best = self.train_time, wall
+            self.since_best = 0
+        elif evaluate_now and self.validator is not None:
+            self.since_best += 1
+        if self.on_validate is not None and evaluate_now and self.validator is not None:
+            self.on_validate(self.history[-1], self.best_state)
+
+    @property
+    def out_of_patience(self) -> bool:
+        return self.patience is not None and self.since_best >= self.patience
+
+    def run(
+        self,
+        data: Any,
+        loss: nn.Module,
+        opt: torch.optim.Optimizer,
+        ds: list[int | None],
+        budget: Budget,
+        batch_size: int,
+        seed: int,
+        bar: Any,
+    ) -> FitResult:
+        """Train until a budget ends (or Ctrl-C); the best model and the history."""
+        rng = np.random.default_rng(seed)  # the decomposition of each epoch
+        gen = torch.Generator().manual_seed(seed)  # the batches' order
+        stopped = "epochs"
+        try:
+            self.record(0, None, float("nan"), True)
+            for epoch in range(1, budget.epochs + 1):
+                d = ds[0] if len(ds) == 1 else ds[int(rng.integers(len(ds)))]
+                t0 = time.perf_counter()
+                train_loss = train_epoch(
+                    self.model, data.view(d) if d is not None else data, loss, opt, batch_size, gen, epoch
+                )
+                spent = time.perf_counter() - t0
+                self.train_time += spent
+                out_of_time = budget.seconds is not None and self.train_time >= budget.seconds
+                self.record(
+                    epoch,
+                    d,
+                    train_loss,
+                    epoch == budget.epochs or out_of_time or budget.schedule.due(epoch, self.train_time),
+                )
+                if bar is not None:
+                    bar.update(min(spent, bar.total - bar.n) if budget.seconds is not None else 1)
+                    best = f"{self.best_val:.4%}" if np.isfinite(self.best_val) else "-"
+                    bar.set_postfix(loss=f"{train_loss:.4g}", best_val=best)
+                if out_of_time or self.out_of_patience:  # both stop right after a validation
+                    stopped = "time_budget" if out_of_time else "patience"
+                    break
+        except KeyboardInterrupt:
+            stopped = "interrupted"
+            warnings.warn("fit: interrupted; returning the best model so far and the history", stacklevel=3)
+        finally:
+            if bar is not None:
+                bar.close()
+        return self.result(stopped)
+
+    def result(self, stopped: str) -> FitResult:
+        if self.validator is None or not np.isfinite(self.best_val):
+            if self.validator is not None:
+                warnings.warn("fit: no validation gave a finite regret; returning the last model", stacklevel=3)
+            last = self.history[-1]
+            self.best_epoch, self.time_to_best, self.wall_to_best = last["epoch"], self.train_time, last["wall"]
+        else:
+            self.model.load_state_dict(self.best_state)
+        best_val = self.best_val if np.isfinite(self.best_val) else float("nan")
+        return FitResult(
+            self.model, self.history, self.best_epoch, best_val, self.time_to_best, self.wall_to_best, stopped
+        )
+
+
+def train_epoch(
+    model: nn.Module,
+    view: Any,
+    loss: nn.Module,
+    opt: torch.optim.Optimizer,
+    batch_size: int,
+    gen: torch.Generator,
+    epoch: int,
+) -> float:
+    total, count = 0.0, 0
+    model.train()
+    for batch in view.batches(batch_size, shuffle=True, generator=gen):
+        pred = model(model_inputs(model, batch["features"]))
+        bad = ~torch.isfinite(pred.detach()).all(dim=-1)
+        if bool(bad.any()):
+            inst = int(batch["index"][torch.nonzero(bad)[0, 0].cpu()])
+            raise TrainingError(
+                f"epoch {epoch}: the model predicted NaN/inf costs for instance {inst}; "
+                "lower the learning rate or standardise the features"
+            )
+        value = loss(pred, batch)
+        opt.zero_grad()
+        value.backward()
+        opt.step()
+        total += float(value.detach()) * len(pred)
+        count += len(pred)
+    return total / max(count, 1)

@@ -1,0 +1,82 @@
+"""The baselines' training set: features, costs and the full problem's true optima (and, for CaVE
+and LAVA, the binding normals and adjacent vertices at them), cached as arrays and JSON."""
+
+from __future__ import annotations
+
+from concurrent.futures import Executor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from ldopt import Problem, checks
+from ldopt import cache as ldcache
+from ldopt.errors import InputError
+from ldopt.regret import solve_many
+
+from .batches import OptBatch
+from .dataset import _Base, _cache_path
+
+
+class OptDataset(_Base):
+    """Features, costs and the true optima ``solution``/``objective`` of the full problem; with
+    ``structure=True`` also the binding normals (``tight``, CaVE) and adjacent-vertex ``steps`` (LAVA).
+
+    ``time_limit`` (seconds per instance) keeps each solver's incumbent where the optimum takes
+    longer: large problems then train on near-optimal targets."""
+
+    def __init__(
+        self,
+        problem: Problem,
+        features: Any,
+        costs: Any,
+        solver: str = "auto",
+        *,
+        cache: str | Path | None = None,
+        executor: Executor | None = None,
+        structure: bool = False,
+        time_limit: float | None = None,
+    ) -> None:
+        super().__init__(problem, features, costs)
+        solver = checks.solver_name("solver", solver)
+        time_limit = checks.positive_or_none("time_limit", time_limit, " (seconds)")
+        expect: dict[str, Any] = dict(problem=problem.compiled.fingerprint(), costs=ldcache.digest(self.costs_np))
+        if time_limit is not None:  # exact optima keep the key they always had
+            expect["time_limit"] = float(time_limit)
+        key = ldcache.digest(expect, "optdata")
+        hit = None
+        if cache is not None:
+            path = _cache_path(cache, "optdata", key)
+            hit = ldcache.load(path, expect)
+        if hit is not None:
+            x, obj = hit[0]["x"], hit[0]["objective"]
+        else:
+            s = solve_many(problem, self.costs_np, solver, executor=executor, time_limit=time_limit)
+            if not s.ok.all():
+                bad = int(np.flatnonzero(~s.ok)[0])
+                raise InputError(f"costs: instance {bad} has no optimal solution ({s.status[bad]})")
+            x, obj = s.x, s.objective
+            if cache is not None:
+                ldcache.save(path, {"x": x, "objective": obj}, {**expect, "solver": s.solver})
+        self.solution = torch.as_tensor(x, dtype=torch.float32)
+        self.objective = torch.as_tensor(obj, dtype=torch.float32)
+        self.optimum = np.asarray(obj, dtype=float)
+        self.structure = bool(structure)
+        if structure:  # the CaVE cone and LAVA's adjacent vertices at every optimum
+            from .baselines import adjacent_steps, pad, tight_normals  # noqa: PLC0415
+
+            self.tight = torch.as_tensor(pad(tight_normals(problem, x)), dtype=torch.float32)
+            self.steps = torch.as_tensor(adjacent_steps(problem, x), dtype=torch.float32)
+
+    def _batch(self, idx: torch.Tensor) -> OptBatch:
+        out = OptBatch(
+            index=idx,
+            features=self.features[idx],
+            costs=self.costs[idx],
+            solution=self.solution[idx],
+            objective=self.objective[idx],
+        )
+        if self.structure:
+            out["tight"], out["steps"] = self.tight[idx], self.steps[idx]
+        return out

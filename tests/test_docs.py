@@ -1,0 +1,84 @@
+"""Documentation that cannot rot: every public object has a docstring."""
+
+from __future__ import annotations
+
+import inspect
+from types import ModuleType
+
+import pytest
+
+pytest.importorskip("torch", reason="ldopt_torch needs torch (pip install 'ldopt[torch]')")
+
+import ldopt
+import ldopt.cache
+import ldopt.dual
+import ldopt.oracles
+import ldopt.parallel
+import ldopt.problems.facility
+import ldopt.problems.knapsack
+import ldopt.problems.portfolio
+import ldopt.problems.shortest_path
+import ldopt.regret
+import ldopt.solvers
+import ldopt.threads
+import ldopt_experiments
+import ldopt_torch
+
+MODULES = [
+    ldopt,
+    ldopt.cache,
+    ldopt.dual,
+    ldopt.oracles,
+    ldopt.parallel,
+    ldopt.problems.facility,
+    ldopt.problems.knapsack,
+    ldopt.problems.portfolio,
+    ldopt.problems.shortest_path,
+    ldopt.regret,
+    ldopt.solvers,
+    ldopt.threads,
+    ldopt_torch,
+    ldopt_experiments,
+]
+OURS = ("ldopt", "ldopt_torch", "ldopt_experiments")
+
+
+def _public(mod: ModuleType) -> list[tuple[str, object]]:
+    names = getattr(mod, "__all__", None) or [n for n in vars(mod) if not n.startswith("_")]
+    out = []
+    for n in names:
+        obj = getattr(mod, n)
+        if isinstance(obj, ModuleType) or not (inspect.isclass(obj) or callable(obj)):
+            continue
+        if getattr(obj, "__module__", "").split(".")[0] in OURS:
+            out.append((f"{mod.__name__}.{n}", obj))
+    return out
+
+
+def _members(name: str, cls: type) -> list[tuple[str, object]]:
+    out = []
+    for n, obj in vars(cls).items():
+        if n.startswith("_"):
+            continue
+        if isinstance(obj, property):
+            obj = obj.fget
+        elif isinstance(obj, (staticmethod, classmethod)):
+            obj = obj.__func__
+        if inspect.isfunction(obj):
+            out.append((f"{name}.{n}", obj))
+    return out
+
+
+def test_every_public_object_has_a_docstring():
+    missing = []
+    seen = set()
+    for mod in MODULES:
+        if not (mod.__doc__ or "").strip():
+            missing.append(mod.__name__)
+        for name, obj in _public(mod):
+            if id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            items = [(name, obj)] + (_members(name, obj) if inspect.isclass(obj) else [])
+            missing += [n for n, o in items if not (inspect.getdoc(o) or "").strip()]
+    assert not missing, f"{len(missing)} public objects without a docstring: {missing}"

@@ -1,0 +1,87 @@
+"""Regret evaluation that scales: certified intervals that always contain the exact relative regret,
+LD bounds that tighten them, decisions that improve the best known optima, and warm starts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ldopt
+from ldopt.problems import knapsack
+from ldopt.regret import Optima, evaluate, optima, relative_regret, report
+
+
+@pytest.fixture(scope="module")
+def mkp():
+    d = knapsack.protocol_data(30, 120, dim=8, seed=4)
+    model = knapsack.build_model(d.weights, d.capacities)
+    p = ldopt.Problem.from_pyomo(model, model.c)
+    pred = d.costs + np.random.default_rng(0).normal(0, 4, d.costs.shape)
+    return p, d.costs, pred
+
+
+def test_exact_optima_give_a_point_interval(mkp):
+    p, C, pred = mkp
+    exact = optima(p, C, "highs")
+    assert exact.proven.all()
+    rep = evaluate(p, pred, C, "highs", optima=exact)
+    assert rep.value == pytest.approx(relative_regret(p, pred, C, "highs"), rel=1e-12)
+    assert rep.lower == pytest.approx(rep.value) and rep.upper == pytest.approx(rep.value)
+    assert "≤" not in str(rep) and str(rep).endswith("%")
+
+
+def test_loose_optima_give_an_interval_that_contains_the_exact_regret(mkp):
+    """Optima cut short at a 2% gap: the certified interval holds the exact figure, and an LD bound
+    (the shared dual's) makes it narrower while still holding it."""
+    p, C, pred = mkp
+    exact = relative_regret(p, pred, C, "highs")
+    loose = optima(p, C, "highs", gap=0.02)
+    x_hat = ldopt.regret.decisions(p, pred, "highs")
+    rep = report(loose, p.objective(x_hat, C))
+    assert rep.lower - 1e-12 <= exact <= rep.upper + 1e-12
+    assert "≤" in str(rep) or rep.proven == len(C)
+    bound = ldopt.decompose(p).dual(C, iterations=200, progress=False).bound
+    tight = report(loose.tighten(bound), p.objective(x_hat, C))
+    assert tight.upper <= rep.upper + 1e-15
+    assert tight.lower - 1e-12 <= exact <= tight.upper + 1e-12
+
+
+def test_a_better_decision_improves_the_best_known_optimum(mkp):
+    p, C, _ = mkp
+    exact = optima(p, C, "highs")
+    worse = Optima(p.sense, exact.value - 5.0, exact.bound, exact.x)  # an incumbent 5 below the optimum
+    better = worse.improve(exact.x, exact.value)
+    np.testing.assert_allclose(better.value, exact.value)
+    rep = report(worse, p.objective(exact.x, C))  # perfect decisions: no regret, even against the worse value
+    assert rep.value == 0.0 and rep.upper >= 0.0
+    with pytest.raises(ldopt.InputError, match=r"bound: expected 30 numbers \(shape \(30,\)\), got shape \(3,\)"):
+        exact.tighten(np.zeros(3))
+
+
+def test_warm_starts_do_not_change_the_decisions_value(mkp):
+    p, C, pred = mkp
+    cold = evaluate(p, pred, C, "highs")
+    first = ldopt.regret.decisions(p, pred, "highs")
+    warm = evaluate(p, pred, C, "highs", start=first)
+    assert warm.value == pytest.approx(cold.value, abs=1e-12)
+    with pytest.raises(ldopt.InputError, match="start: expected"):
+        ldopt.regret.solve_many(p, C, "highs", start=first[:3])
+
+
+def test_a_minimisation_interval_has_the_right_orientation():
+    """For a minimisation the bound is below the incumbent; the interval still holds the exact figure."""
+    import pyomo.environ as pyo  # noqa: PLC0415
+    from models import linear_model  # noqa: PLC0415
+
+    r = np.random.default_rng(2)
+    A = (r.random((6, 25)) < 0.3).astype(float)
+    A[np.arange(6), r.integers(0, 25, 6)] = 1.0
+    model = linear_model(A, np.ones(6), np.full(6, np.inf), np.zeros(25), np.ones(25), sense=pyo.minimize)
+    p = ldopt.Problem.from_pyomo(model, model.c)
+    C = r.uniform(1, 10, (20, 25))
+    pred = C + r.normal(0, 3, C.shape)
+    exact = relative_regret(p, pred, C, "highs")
+    loose = optima(p, C, "highs", gap=0.05)
+    assert (loose.bound <= loose.value + 1e-9).all()
+    rep = evaluate(p, pred, C, "highs", optima=loose)
+    assert rep.lower - 1e-12 <= exact <= rep.upper + 1e-12
