@@ -87,6 +87,13 @@ def finite(name: str, value: Any) -> float:
     return float(value)
 
 
+def share(name: str, value: Any) -> float:
+    """A number in ``(0, 1]`` (a share or a probability)."""
+    if not _real(value) or not 0 < value <= 1:
+        raise _fail(name, "a share in (0, 1]", value)
+    return float(value)
+
+
 def unit_interval(name: str, value: Any) -> float:
     """A number in ``[0, 1)`` (a relative gap)."""
     if not _real(value) or not 0 <= value < 1:

@@ -1,9 +1,12 @@
 """Primal heuristics that give the dual solve a feasible value (a target and a gap).
 
 * every subproblem copy ``x_k`` that satisfies all blocks is a feasible solution;
-* for packing problems (binary variables, ``<=`` rows with nonnegative coefficients) a greedy
-  repair of the rounded mean copy: drop the least efficient items until feasible, then add the
-  most efficient ones that still fit.
+* for binary problems whose linear rows have nonnegative coefficients — packing (``<=``) and
+  covering (``>=``) rows in any mix, as in knapsacks, set covering and rosters — a greedy repair of
+  the rounded mean copy: drop the least efficient items until no ``<=`` row is over, add the most
+  efficient ones that keep every ``<=`` row until no ``>=`` row is short, then drop items of negative
+  value that no ``>=`` row needs and add items of positive value that fit. A repair that cannot
+  cover a row gives nothing.
 """
 
 from __future__ import annotations
@@ -15,29 +18,39 @@ from .problem import Problem
 
 
 @nb.njit(cache=True, nogil=True)
-def _repair(x0: np.ndarray, q: np.ndarray, A: np.ndarray, cap: np.ndarray) -> np.ndarray:
+def _fits(load: np.ndarray, A: np.ndarray, j: int, lo: np.ndarray, hi: np.ndarray, sign: float) -> bool:
+    """Whether adding (``sign = 1``) or removing (``-1``) item ``j`` keeps every row within its bounds
+    that it was within: ``<=`` rows when adding, ``>=`` rows when removing."""
+    for k in range(A.shape[0]):
+        v = load[k] + sign * A[k, j]
+        if sign > 0 and v > hi[k] + 1e-9:
+            return False
+        if sign < 0 and v < lo[k] - 1e-9:
+            return False
+    return True
+
+
+@nb.njit(cache=True, nogil=True)
+def _repair(
+    x0: np.ndarray, q: np.ndarray, A: np.ndarray, lo: np.ndarray, hi: np.ndarray, scale: np.ndarray
+) -> np.ndarray:
+    """Repaired 0/1 points ``(B, n)`` of ``x0`` for max ``q·x``, items ranked by ``q / scale``; a row
+    of NaN where the repair failed."""
     B, n = x0.shape
     r = A.shape[0]
     out = x0.copy()
-    scale = np.empty(n)
-    for j in range(n):
-        s = 0.0
-        for k in range(r):
-            s += A[k, j] / max(cap[k], 1e-9)
-        scale[j] = s + 1e-12
     load = np.empty(r)
     for b in range(B):
         x = out[b]
-        eff = q[b] / scale
-        order = np.argsort(eff)
+        order = np.argsort(q[b] / scale)  # least efficient first
         for k in range(r):
             load[k] = 0.0
             for j in range(n):
                 load[k] += A[k, j] * x[j]
-        for j in order:  # drop the least efficient until feasible
+        for j in order:  # drop the least efficient until no <= row is over
             over = False
             for k in range(r):
-                if load[k] > cap[k] + 1e-9:
+                if load[k] > hi[k] + 1e-9:
                     over = True
                     break
             if not over:
@@ -46,16 +59,39 @@ def _repair(x0: np.ndarray, q: np.ndarray, A: np.ndarray, cap: np.ndarray) -> np
                 x[j] = 0.0
                 for k in range(r):
                     load[k] -= A[k, j]
-        for t in range(n - 1, -1, -1):  # add the most efficient that fit
-            j = order[t]
-            if x[j] > 0.5 or q[b, j] <= 0.0:
-                continue
-            fits = True
+        for t in range(n - 1, -1, -1):  # cover short >= rows with the most efficient that fit
+            short = False
             for k in range(r):
-                if load[k] + A[k, j] > cap[k] + 1e-9:
-                    fits = False
+                if load[k] < lo[k] - 1e-9:
+                    short = True
                     break
-            if fits:
+            if not short:
+                break
+            j = order[t]
+            helps = False
+            for k in range(r):
+                if load[k] < lo[k] - 1e-9 and A[k, j] > 0:
+                    helps = True
+                    break
+            if x[j] < 0.5 and helps and _fits(load, A, j, lo, hi, 1.0):
+                x[j] = 1.0
+                for k in range(r):
+                    load[k] += A[k, j]
+        feasible = True
+        for k in range(r):
+            if load[k] > hi[k] + 1e-9 or load[k] < lo[k] - 1e-9:
+                feasible = False
+        if not feasible:
+            x[:] = np.nan
+            continue
+        for j in order:  # drop what costs and is not needed
+            if x[j] > 0.5 and q[b, j] < 0.0 and _fits(load, A, j, lo, hi, -1.0):
+                x[j] = 0.0
+                for k in range(r):
+                    load[k] -= A[k, j]
+        for t in range(n - 1, -1, -1):  # add the most efficient of positive value that fit
+            j = order[t]
+            if x[j] < 0.5 and q[b, j] > 0.0 and _fits(load, A, j, lo, hi, 1.0):
                 x[j] = 1.0
                 for k in range(r):
                     load[k] += A[k, j]
@@ -68,13 +104,17 @@ class PrimalHeuristic:
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
         cm = problem.compiled
-        self.packing = bool(
+        self.repairs = bool(
             (cm.var_type == "B").all()
-            and all(not r.is_quadratic and r.lo == -np.inf and (r.coef >= 0).all() and r.hi >= 0 for r in cm.rows)
+            and all(not r.is_quadratic and (r.coef >= 0).all() and r.hi >= 0 for r in cm.rows)
         )
-        if self.packing:
+        if self.repairs:
             self.A = np.ascontiguousarray(cm.linear_matrix().toarray())
-            self.cap = np.array([r.hi for r in cm.rows], dtype=float)
+            self.lo = np.array([r.lo for r in cm.rows], dtype=float)
+            self.hi = np.array([r.hi for r in cm.rows], dtype=float)
+            # an item's size: its share of every finite capacity (covering rows consume none)
+            caps = np.where(np.isfinite(self.hi), np.maximum(self.hi, 1e-9), np.inf)
+            self.scale = (self.A / caps[:, None]).sum(0) + 1e-12
 
     def update(self, q: np.ndarray, X: np.ndarray, p_val: np.ndarray, p_x: np.ndarray, idx: np.ndarray) -> None:
         """Improve ``p_val[idx]``/``p_x[idx]`` from the copies ``X`` ``(b, S, n)`` of those instances.
@@ -93,10 +133,10 @@ class PrimalHeuristic:
         k = vals.argmax(axis=1)
         cand_val = vals[np.arange(b), k]
         cand_x = X[np.arange(b), k]
-        if self.packing:
-            rep = _repair(np.round(X.mean(axis=1)), np.ascontiguousarray(q), self.A, self.cap)
+        if self.repairs:
+            rep = _repair(np.round(X.mean(axis=1)), np.ascontiguousarray(q), self.A, self.lo, self.hi, self.scale)
             rv = np.einsum("bn,bn->b", rep, q)
-            use = rv > cand_val
+            use = np.isfinite(rv) & (rv > cand_val)
             cand_val = np.where(use, rv, cand_val)
             cand_x = np.where(use[:, None], rep, cand_x)
         better = cand_val > p_val[idx]

@@ -15,7 +15,7 @@ import ldopt
 
 from .methods import GRAMMAR
 from .plots import plot
-from .protocol import Setup, knapsack_setup, portfolio_setup
+from .protocol import FAMILIES, Setup, knapsack_setup, portfolio_setup
 from .results import Row, load_rows, table
 from .runner import run
 
@@ -45,12 +45,21 @@ def experiment_parser(prog: str = "ldopt experiment") -> argparse.ArgumentParser
     """The runner's options (see ``--help``)."""
     ap = argparse.ArgumentParser(
         prog=prog,
-        description="Train and compare DFL methods on the paper's benchmark problems; save results, a table and plots.",
+        description=(
+            "Train and compare DFL methods on the paper's benchmark problems and four more families; "
+            "save results, a table and plots."
+        ),
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument("problem", choices=["knapsack", "portfolio"])
-    ap.add_argument("--size", type=int, default=100, help="items (knapsack) or assets (portfolio); default 100")
+    ap.add_argument("problem", choices=["knapsack", "portfolio", *sorted(FAMILIES)])
+    ap.add_argument(
+        "--size",
+        type=int,
+        default=None,
+        help="items (knapsack) or assets (portfolio), default 100; grid side (shortest_path, 5), customers "
+        "(facility, 10), employees (shift_scheduling, 8) or sets (set_cover, 40)",
+    )
     ap.add_argument("--rows", type=int, default=10, help="knapsack rows m; default 10 (the paper's)")
     ap.add_argument(
         "--methods",
@@ -126,9 +135,14 @@ def setup_from(a: argparse.Namespace) -> Setup:
     """The setup the runner's options describe."""
     if a.problem == "knapsack":
         return knapsack_setup(
-            a.size, dim=a.rows, train=a.train or 200, val=a.val or 100, test=a.test or 1000, seed=a.data_seed
+            a.size or 100, dim=a.rows, train=a.train or 200, val=a.val or 100, test=a.test or 1000, seed=a.data_seed
         )
-    return portfolio_setup(a.size, train=a.train or 100, val=a.val or 25, test=a.test or 1000, seed=a.data_seed)
+    if a.problem == "portfolio":
+        return portfolio_setup(
+            a.size or 100, train=a.train or 100, val=a.val or 25, test=a.test or 1000, seed=a.data_seed
+        )
+    sized = {} if a.size is None else dict(size=a.size)
+    return FAMILIES[a.problem](**sized, train=a.train or 200, val=a.val or 50, test=a.test or 200, seed=a.data_seed)
 
 
 def experiment_main(argv: list[str] | None = None, prog: str = "ldopt experiment") -> list[Row]:

@@ -4,11 +4,12 @@ decomposition, and standardised train / validation / test splits."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 import ldopt
-from ldopt.problems import knapsack, portfolio
+from ldopt.problems import facility, knapsack, portfolio, set_cover, shift_scheduling, shortest_path
 
 Split = tuple[np.ndarray, np.ndarray]  # (features, costs)
 
@@ -57,3 +58,49 @@ def portfolio_setup(
     p = ldopt.Problem.from_pyomo(model, model.c)
     tr, va, te = splits(feats, ret.astype(float), (train, val, test))
     return Setup("portfolio", assets, p, ldopt.decompose(p), tr, va, te, lr=2e-3)
+
+
+def _setup(name: str, size: int, model: Any, F: np.ndarray, C: np.ndarray, n: tuple[int, int, int]) -> Setup:
+    p = ldopt.Problem.from_pyomo(model, model.c)
+    tr, va, te = splits(F, C.astype(float), n)
+    return Setup(name, size, p, ldopt.decompose(p), tr, va, te, lr=1e-2)
+
+
+def shortest_path_setup(
+    size: int = 5, train: int = 200, val: int = 50, test: int = 200, deg: int = 4, seed: int = 42
+) -> Setup:
+    """PyEPO's shortest path on a ``size × size`` grid (its data, noise half-width 0.5)."""
+    F, C = shortest_path.gen_data(train + val + test, 5, (size, size), deg=deg, noise_width=0.5, seed=seed)
+    return _setup("shortest_path", size, shortest_path.build_model((size, size)), F, C, (train, val, test))
+
+
+def facility_setup(
+    size: int = 10, train: int = 200, val: int = 50, test: int = 200, deg: int = 4, seed: int = 42
+) -> Setup:
+    """Capacitated facility location: ``size`` customers, ``size // 2`` facilities."""
+    d = facility.gen_data(train + val + test, 5, facilities=max(2, size // 2), customers=size, deg=deg, seed=seed)
+    m = facility.build_model(d.demands, d.capacities, d.fixed_costs)
+    return _setup("facility", size, m, d.features, d.costs, (train, val, test))
+
+
+def shift_setup(size: int = 8, train: int = 200, val: int = 50, test: int = 200, deg: int = 4, seed: int = 42) -> Setup:
+    """Shift scheduling: ``size`` employees, a week of 3 shifts a day."""
+    d = shift_scheduling.gen_data(train + val + test, 5, employees=size, days=7, shifts=3, deg=deg, seed=seed)
+    m = shift_scheduling.build_model(d.requirements, d.most, d.least)
+    return _setup("shift_scheduling", size, m, d.features, d.costs, (train, val, test))
+
+
+def cover_setup(
+    size: int = 40, train: int = 200, val: int = 50, test: int = 200, deg: int = 4, seed: int = 42
+) -> Setup:
+    """Weighted set covering: ``size`` sets over ``3 size / 4`` elements."""
+    d = set_cover.gen_data(train + val + test, 5, sets=size, elements=max(1, 3 * size // 4), deg=deg, seed=seed)
+    return _setup("set_cover", size, set_cover.build_model(d.membership), d.features, d.costs, (train, val, test))
+
+
+FAMILIES = {
+    "shortest_path": shortest_path_setup,
+    "facility": facility_setup,
+    "shift_scheduling": shift_setup,
+    "set_cover": cover_setup,
+}

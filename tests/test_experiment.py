@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch", reason="the runner trains torch models (pip install 'ldopt[torch]')")
@@ -156,3 +157,17 @@ def test_runner_portfolio_exact(tmp_path):
         ]
     )
     assert [r["label"] for r in rows] == ["MSE", "LD(Exact, static, L2)"]
+
+
+@pytest.mark.parametrize(
+    ("family", "size"), [("shortest_path", 3), ("facility", 6), ("shift_scheduling", 4), ("set_cover", 10)]
+)
+def test_runner_trains_every_new_family(tmp_path, family, size):
+    """Each family of ldopt.problems runs end to end through the runner: MSE and both LD methods."""
+    out = tmp_path / family
+    argv = [family, "--size", str(size), "--train", "20", "--val", "8", "--test", "10", "--epochs", "3"]
+    argv += ["--methods", "mse", "ld:spo+:multiple:L1", "ld:imle:multiple:L2", "--dual", "shared"]
+    rows = experiment.main([*argv, "--iterations", "30", "--out", str(out), "--quiet"])
+    assert [r["method"] for r in rows] == ["mse", "ld:spo+:multiple:L1", "ld:imle:multiple:L2"]
+    assert all(np.isfinite(r["test_regret"]) and r["test_regret"] >= 0 for r in rows)
+    assert f"{family} n={size}" in (out / "table.md").read_text()

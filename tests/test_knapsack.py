@@ -98,6 +98,9 @@ def test_core_equals_the_dp_on_400_rows_per_class(kind):
 @example(  # HiGHS's optimum exceeds the oracle's by its integrality tolerance
     seed=17, n=17, kind="subset", signs=False, geq=True, integers=True, off_row=False, scale=10**6, minimize=False
 )
+@example(  # the core's state limit binds and no bounded-memory exact fallback fits: a hand-off
+    seed=1, n=23, kind="subset", signs=False, geq=False, integers=True, off_row=False, scale=10**6, minimize=False
+)
 def test_oracle_matches_highs(seed, n, kind, signs, geq, integers, off_row, scale, minimize):
     """Rows of every class with mixed signs, ``>=`` or ``<=``, general integers with shifted bounds,
     continuous and integer variables off the row, huge weights, and both senses."""
@@ -124,7 +127,15 @@ def test_oracle_matches_highs(seed, n, kind, signs, geq, integers, off_row, scal
     lam = np.zeros((6, len(a)))
     lam[:, :n] = vals * (rng.choice([-1, 1], n) if signs else 1)
     lam[:, n:] = rng.normal(0, 3, (6, len(a) - n))
+    # rows past the core's state limit with no bounded-memory exact fallback go to the block's
+    # solver (dec.block(k).solver() sets it): judge only what the oracle itself answers
+    oracle.fallback = lambda rows: np.full(rows.shape, np.nan)
     x = oracle.argmax(lam)
+    mine = ~np.isnan(x).any(1)
+    assert mine.sum() + oracle.fallback_count == len(lam)
+    x, lam = x[mine], lam[mine]
+    if not len(x):
+        return
     assert (p.violation(x) <= 1e-9).all()
     # block form is max λ·x: min of −λ. HiGHS needs minutes on some huge subset-sum rows of general
     # integers, where the oracle takes 0.5 s: past 2 s its incumbent and bound bracket the oracle.

@@ -31,6 +31,7 @@ SMALL = {
     "python examples/knapsack.py": "--items 20 --budget 0.5",
     "python examples/portfolio.py": "--assets 10 --budget 0.5 --test 20",
     "python examples/large_knapsack.py": "--items 40 --rows 3 --train 20 --val 5 --test 10 --budget 0.5",
+    "python examples/families.py": "--family set_cover --seeds 0 --epochs 2 --train 20",
     "ldopt experiment": "--size 20 --train 30 --val 10 --test 20 --epochs 3 --seeds 0 --curve-instances 0 --quiet",
     "ldopt table": "",
 }

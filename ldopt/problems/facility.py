@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import checks
 from ..errors import InputError
+from .cost_map import polynomial
 
 
 @dataclass
@@ -66,7 +67,7 @@ def gen_data(
     fixed = np.round(rng.uniform(0.5, 1.0, nf) * np.sqrt(capacities) * demands.mean() / 4, 2)
     B = rng.binomial(1, 0.5, (nf * nc, num_features))
     feats = rng.normal(0, 1, (num_data, num_features))
-    scale = ((feats @ B.T / np.sqrt(num_features) + 3) ** deg + 1) / 3.5**deg
+    scale = polynomial(feats, B, deg)
     noise = rng.uniform(1 - noise_width, 1 + noise_width, (num_data, nf * nc))
     return FacilityData(demands, capacities, fixed, feats, (scale * noise * (0.1 + dist)).astype(np.float32))
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import checks
 from ..errors import InputError
+from .cost_map import polynomial
 
 
 def _grid(grid: Any) -> tuple[int, int]:
@@ -63,8 +64,7 @@ def gen_data(
     d = (rows - 1) * cols + (cols - 1) * rows
     B = rng.binomial(1, 0.5, (d, num_features))
     feats = rng.normal(0, 1, (num_data, num_features))
-    costs = ((feats @ B.T / np.sqrt(num_features) + 3) ** deg + 1) / 3.5**deg
-    costs = costs * rng.uniform(1 - noise_width, 1 + noise_width, (num_data, d))
+    costs = polynomial(feats, B, deg) * rng.uniform(1 - noise_width, 1 + noise_width, (num_data, d))
     return feats, costs.astype(np.float32)
 
 
