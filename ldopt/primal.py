@@ -31,70 +31,64 @@ def _fits(load: np.ndarray, A: np.ndarray, j: int, lo: np.ndarray, hi: np.ndarra
 
 
 @nb.njit(cache=True, nogil=True)
+def _move(x: np.ndarray, load: np.ndarray, A: np.ndarray, j: int, value: float) -> None:
+    """Set item ``j`` to ``value`` (0 or 1) and update the row loads."""
+    step = value - x[j]
+    x[j] = value
+    for k in range(A.shape[0]):
+        load[k] += step * A[k, j]
+
+
+@nb.njit(cache=True, nogil=True)
+def _first_bad(load: np.ndarray, lo: np.ndarray, hi: np.ndarray, over: bool) -> int:
+    """The first row over its ``hi`` (``over``) or short of its ``lo``; -1 if none."""
+    for k in range(load.shape[0]):
+        if (over and load[k] > hi[k] + 1e-9) or (not over and load[k] < lo[k] - 1e-9):
+            return k
+    return -1
+
+
+@nb.njit(cache=True, nogil=True)
+def _repair_one(x: np.ndarray, q: np.ndarray, A: np.ndarray, lo: np.ndarray, hi: np.ndarray, order: np.ndarray) -> bool:
+    """Repair ``x`` in place (items ranked by ``order``, least efficient first); whether it is feasible."""
+    n = x.shape[0]
+    load = A @ x
+    for j in order:  # drop the least efficient until no <= row is over
+        if _first_bad(load, lo, hi, True) < 0:
+            break
+        if x[j] > 0.5:
+            _move(x, load, A, j, 0.0)
+    for t in range(n - 1, -1, -1):  # cover short >= rows with the most efficient that fit
+        if _first_bad(load, lo, hi, False) < 0:
+            break
+        j = order[t]
+        helps = False
+        for k in range(A.shape[0]):
+            helps = helps or (load[k] < lo[k] - 1e-9 and A[k, j] > 0)
+        if x[j] < 0.5 and helps and _fits(load, A, j, lo, hi, 1.0):
+            _move(x, load, A, j, 1.0)
+    if _first_bad(load, lo, hi, True) >= 0 or _first_bad(load, lo, hi, False) >= 0:
+        return False
+    for j in order:  # drop what costs and is not needed
+        if x[j] > 0.5 and q[j] < 0.0 and _fits(load, A, j, lo, hi, -1.0):
+            _move(x, load, A, j, 0.0)
+    for t in range(n - 1, -1, -1):  # add the most efficient of positive value that fit
+        j = order[t]
+        if x[j] < 0.5 and q[j] > 0.0 and _fits(load, A, j, lo, hi, 1.0):
+            _move(x, load, A, j, 1.0)
+    return True
+
+
+@nb.njit(cache=True, nogil=True)
 def _repair(
     x0: np.ndarray, q: np.ndarray, A: np.ndarray, lo: np.ndarray, hi: np.ndarray, scale: np.ndarray
 ) -> np.ndarray:
     """Repaired 0/1 points ``(B, n)`` of ``x0`` for max ``q·x``, items ranked by ``q / scale``; a row
     of NaN where the repair failed."""
-    B, n = x0.shape
-    r = A.shape[0]
     out = x0.copy()
-    load = np.empty(r)
-    for b in range(B):
-        x = out[b]
-        order = np.argsort(q[b] / scale)  # least efficient first
-        for k in range(r):
-            load[k] = 0.0
-            for j in range(n):
-                load[k] += A[k, j] * x[j]
-        for j in order:  # drop the least efficient until no <= row is over
-            over = False
-            for k in range(r):
-                if load[k] > hi[k] + 1e-9:
-                    over = True
-                    break
-            if not over:
-                break
-            if x[j] > 0.5:
-                x[j] = 0.0
-                for k in range(r):
-                    load[k] -= A[k, j]
-        for t in range(n - 1, -1, -1):  # cover short >= rows with the most efficient that fit
-            short = False
-            for k in range(r):
-                if load[k] < lo[k] - 1e-9:
-                    short = True
-                    break
-            if not short:
-                break
-            j = order[t]
-            helps = False
-            for k in range(r):
-                if load[k] < lo[k] - 1e-9 and A[k, j] > 0:
-                    helps = True
-                    break
-            if x[j] < 0.5 and helps and _fits(load, A, j, lo, hi, 1.0):
-                x[j] = 1.0
-                for k in range(r):
-                    load[k] += A[k, j]
-        feasible = True
-        for k in range(r):
-            if load[k] > hi[k] + 1e-9 or load[k] < lo[k] - 1e-9:
-                feasible = False
-        if not feasible:
-            x[:] = np.nan
-            continue
-        for j in order:  # drop what costs and is not needed
-            if x[j] > 0.5 and q[b, j] < 0.0 and _fits(load, A, j, lo, hi, -1.0):
-                x[j] = 0.0
-                for k in range(r):
-                    load[k] -= A[k, j]
-        for t in range(n - 1, -1, -1):  # add the most efficient of positive value that fit
-            j = order[t]
-            if x[j] < 0.5 and q[b, j] > 0.0 and _fits(load, A, j, lo, hi, 1.0):
-                x[j] = 1.0
-                for k in range(r):
-                    load[k] += A[k, j]
+    for b in range(x0.shape[0]):
+        if not _repair_one(out[b], q[b], A, lo, hi, np.argsort(q[b] / scale)):
+            out[b, :] = np.nan
     return out
 
 

@@ -118,6 +118,13 @@ class RunResult:
     done: int
 
 
+def _step_rule(settings: DualSettings, shape: tuple[int, ...]) -> _Polyak | _Adam:
+    """The step rule ``settings`` names, for multipliers of ``shape`` (instances first)."""
+    if settings.step == "adam":
+        return _Adam(shape, settings.step_scale)
+    return _Polyak(shape[0], settings.step_scale, max(5, settings.iterations // 20))
+
+
 def subgradient_run(
     form: Form,
     solvers: list[Any],
@@ -135,11 +142,7 @@ def subgradient_run(
     theta = form.start(q, settings.mu0)
     kept = _Kept(B)
     history = np.empty((settings.iterations, B))
-    rule: _Polyak | _Adam = (
-        _Adam(theta.shape, settings.step_scale)
-        if settings.step == "adam"
-        else _Polyak(B, settings.step_scale, max(5, settings.iterations // 20))
-    )
+    rule = _step_rule(settings, theta.shape)
     active = np.ones(B, dtype=bool)
     runs = form.runs()
     buffer = np.empty((B, len(blocks), n))  # the solutions, written in place by the block solvers
