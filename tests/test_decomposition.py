@@ -372,3 +372,23 @@ def test_the_shared_dual_closes_the_gap_on_rosters_and_covers():
         r = ldopt.decompose(p).dual(costs, mode="shared", iterations=300, progress=False)
         assert np.isfinite(r.primal_objective).all()
         assert np.median(r.bound / opt) > 0.99 and (r.bound <= opt + 1e-6).all()
+
+
+@pytest.mark.parametrize("mode", ["independent", "joint"])
+def test_a_symmetric_start_begins_at_the_shared_bound_and_stays_valid(mode):
+    """``mu0="symmetric"`` gives every block ``q/m`` at the start: the μ-form runs' first bound is the
+    shared solve's first bound; every bound is a valid (weak-duality) bound; and on a set cover with
+    30 rows, where μ = 1 starts far off, 30 joint steps get close."""
+    d = set_cover.gen_data(8, sets=20, elements=15, seed=4)
+    m = set_cover.build_model(d.membership)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    dec = ldopt.decompose(p)
+    opt = p.solve(d.costs, solver="highs").objective
+    shared = dec.dual(d.costs, iterations=1, mode="shared", progress=False)
+    sym = dec.dual(d.costs, iterations=30, mode=mode, mu0="symmetric", progress=False)
+    np.testing.assert_allclose(sym.history[0], shared.history[0], rtol=1e-9, atol=1e-9)
+    assert (sym.bound <= opt + 1e-7).all()
+    one = dec.dual(d.costs, iterations=30, mode=mode, progress=False)
+    assert np.median(sym.bound / opt) > max(0.8, np.median(one.bound / opt))
+    with pytest.raises(ldopt.InputError, match="mu0: expected a number or 'symmetric'"):
+        dec.dual(d.costs, mode=mode, mu0="sym")

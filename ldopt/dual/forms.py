@@ -22,6 +22,14 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 
+def _mu_start(q: np.ndarray, m: int, count: int, mu0: float | str) -> np.ndarray:
+    """``count`` penalties per instance: all ``mu0``, or ``−q/m`` for ``"symmetric"``, which gives
+    every block the objective ``q/m`` (``λ_k = −μ_k`` and ``λ_d = q + Σ_k μ_k = q/m``)."""
+    if isinstance(mu0, str):  # "symmetric", the one start by name
+        return np.repeat(-q[:, None, :] / m, count, axis=1)
+    return np.full((q.shape[0], count, q.shape[1]), float(mu0))
+
+
 class Form(ABC):
     """One parametrisation ``θ`` of the multipliers (see the module docstring)."""
 
@@ -29,7 +37,7 @@ class Form(ABC):
         self.m = m
 
     @abstractmethod
-    def start(self, q: np.ndarray, mu0: float) -> np.ndarray:
+    def start(self, q: np.ndarray, mu0: float | str) -> np.ndarray:
         """The initial ``θ`` for objectives ``q`` ``(b, n)``."""
 
     @abstractmethod
@@ -66,7 +74,7 @@ class Form(ABC):
 
 
 class Shared(Form):
-    def start(self, q: np.ndarray, mu0: float) -> np.ndarray:
+    def start(self, q: np.ndarray, mu0: float | str) -> np.ndarray:
         return np.repeat(q[:, None, :] / self.m, self.m, axis=1)
 
     def solves(self) -> list[int]:
@@ -94,8 +102,8 @@ class MuForm(Form):
         self.main = main
         self.others = [k for k in range(m) if k != main]
 
-    def start(self, q: np.ndarray, mu0: float) -> np.ndarray:
-        return np.full((q.shape[0], self.m - 1, q.shape[1]), float(mu0))
+    def start(self, q: np.ndarray, mu0: float | str) -> np.ndarray:
+        return _mu_start(q, self.m, self.m - 1, mu0)
 
     def solves(self) -> list[int]:
         return list(range(self.m))
@@ -117,8 +125,8 @@ class MuForm(Form):
 
 
 class Joint(Form):
-    def start(self, q: np.ndarray, mu0: float) -> np.ndarray:
-        return np.full((q.shape[0], self.m, q.shape[1]), float(mu0))
+    def start(self, q: np.ndarray, mu0: float | str) -> np.ndarray:
+        return _mu_start(q, self.m, self.m, mu0)
 
     def solves(self) -> list[int]:
         return list(range(self.m)) * 2  # every main block, then every block with −ν_k

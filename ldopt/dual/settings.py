@@ -12,6 +12,7 @@ from ..errors import InputError
 
 DualMode = Literal["shared", "independent", "joint"]
 StepRule = Literal["polyak", "adam"]
+Start = Literal["symmetric"]  # the μ-form's start at the shared λ = q/m (see solve_dual)
 SolverChoice = str | tuple[str, ...] | tuple[tuple[int, str], ...]  # all blocks, one per block, {block: name}
 
 
@@ -30,6 +31,15 @@ def solver_choice(solver: Any) -> SolverChoice:
     raise InputError(f"solver: expected {what}, got {solver!r}")
 
 
+def _start(name: str, value: Any) -> float | Start:
+    """A number, or ``"symmetric"``."""
+    if isinstance(value, str):
+        if value == "symmetric":
+            return "symmetric"
+        raise InputError(f"{name}: expected a number or 'symmetric', got {value!r}")
+    return checks.finite(name, value)
+
+
 @dataclass(frozen=True)
 class DualSettings:
     """How :func:`ldopt.dual.solve_dual` optimises the multipliers (see its docstring).
@@ -37,14 +47,15 @@ class DualSettings:
     ``mode``: ``"shared"`` (one symmetric solve for every decomposition), ``"independent"`` (the
     paper's one μ-form run per decomposition) or ``"joint"`` (one μ-form run whose per-block
     penalties serve every decomposition). ``lr``: the step scale (Polyak's α₀, default 2, or
-    Adam's learning rate, default 0.01).
+    Adam's learning rate, default 0.01). ``mu0``: the μ-forms' start, a number (the paper's 1) or
+    ``"symmetric"`` (every block's objective ``q/m``, the shared solve's start).
     """
 
     iterations: int = 300
     mode: DualMode = "shared"
     step: StepRule = "polyak"
     lr: float | None = None
-    mu0: float = 1.0
+    mu0: float | Start = 1.0
     tol: float = 1e-6
     time_limit: float | None = None
     solver: SolverChoice = "auto"
@@ -56,7 +67,7 @@ class DualSettings:
             mode=checks.choice("mode", self.mode, get_args(DualMode)),
             step=checks.choice("step", self.step, get_args(StepRule)),
             lr=checks.positive_or_none("lr", self.lr),
-            mu0=checks.finite("mu0", self.mu0),
+            mu0=_start("mu0", self.mu0),
             tol=checks.nonnegative("tol", self.tol),
             time_limit=checks.positive_or_none("time_limit", self.time_limit, " (seconds)"),
             solver=solver_choice(self.solver),

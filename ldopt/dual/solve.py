@@ -28,7 +28,7 @@ from ..threads import map_ranges, num_threads, split
 from .forms import Joint, MuForm, Shared
 from .result import DualResult, pad_rows
 from .run import subgradient_run
-from .settings import DualMode, DualSettings, StepRule
+from .settings import DualMode, DualSettings, Start, StepRule
 
 
 def _progress_bar(total: int, desc: str, progress: bool) -> Any:
@@ -107,7 +107,7 @@ def solve_dual(
     independent: bool = False,
     step: StepRule = "polyak",
     lr: float | None = None,
-    mu0: float = 1.0,
+    mu0: float | Start = 1.0,
     tol: float = 1e-6,
     time_limit: float | None = None,
     solver: Any = "auto",
@@ -125,7 +125,9 @@ def solve_dual(
     early once its bound is within ``tol`` (relative) of the best primal value or its copies
     agree. ``step``: ``"polyak"`` or ``"adam"`` (the reference's, ``lr`` 0.01). ``solver``: one
     name for every block, a list with one per block, or ``{block: name}`` (``"auto"``: an exact
-    oracle where one fits). ``time_limit``: seconds per chunk.
+    oracle where one fits). ``time_limit``: seconds per chunk. ``mu0="symmetric"`` starts the μ-form
+    runs where the shared solve starts (every block's objective ``q/m``) instead of at ``μ = 1``,
+    which on minimisations with many rows starts far from any bound.
 
     Without ``executor`` the instances are split over this process's threads (``LDOPT_THREADS``,
     default: every core); ``executor`` (any ``concurrent.futures.Executor``) spreads chunks of
