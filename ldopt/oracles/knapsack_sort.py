@@ -78,7 +78,7 @@ def extend_right(item: np.ndarray, eff: np.ndarray, stack: np.ndarray, top: int,
 
 @nb.njit(cache=True, nogil=True)
 def extend_left(item: np.ndarray, eff: np.ndarray, stack: np.ndarray, top: int, S0: int) -> tuple[int, int]:
-    """Mirror image of :func:`_extend_right` for the interval ending at ``S0``."""
+    """Mirror image of :func:`extend_right` for the interval ending at ``S0``."""
     hi = S0
     lo = stack[top - 1]
     top -= 1

@@ -48,9 +48,8 @@ def _roster(req: np.ndarray, employees: int, rng: np.random.RandomState) -> np.n
     night = np.zeros(employees, dtype=bool)  # worked the previous night
     for d in range(days):
         free = np.ones(employees, dtype=bool)
-        tonight = np.zeros(employees, dtype=bool)
         for t in range(shifts):
-            able = free & ~(night if t == 0 else np.zeros(employees, dtype=bool))
+            able = free & ~night if t == 0 else free  # no early shift after a night
             order = np.lexsort((rng.uniform(size=employees), load))
             pick = [e for e in order if able[e]][: int(req[d, t])]
             if len(pick) < req[d, t]:
@@ -60,9 +59,9 @@ def _roster(req: np.ndarray, employees: int, rng: np.random.RandomState) -> np.n
                 )
             free[pick] = False
             load[pick] += 1
-            if t == shifts - 1:
-                tonight[pick] = True
-        night = tonight
+            if t == shifts - 1:  # tonight's workers rest tomorrow morning
+                night = np.zeros(employees, dtype=bool)
+                night[pick] = True
     return load
 
 
