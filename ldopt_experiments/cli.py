@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import ldopt
+from ldopt_torch import DynamicMultipliers
 
 from .methods import GRAMMAR
 from .plots import plot
@@ -103,6 +104,14 @@ def experiment_parser(prog: str = "ldopt experiment") -> argparse.ArgumentParser
         help="subgradient iterations of the multipliers (per run); default LDDataset's: 30, or 300 with --dual shared",
     )
     ap.add_argument("--dual-step", choices=["polyak", "adam"], default="polyak", help="default polyak")
+    ap.add_argument(
+        "--dynamic",
+        type=dynamic_option,
+        default=None,
+        metavar="EVERY:STEPS:MIX",
+        help="LD multipliers that follow the model: every EVERY epochs, STEPS warm-started dual steps on "
+        "c + MIX (ĉ − c), counted as training time (e.g. 10:5:0.5); default none (the paper's fixed μ)",
+    )
     ap.add_argument("--train", type=int, default=None, help="training instances (default: the protocol's)")
     ap.add_argument("--val", type=int, default=None, help="validation instances (default: the protocol's)")
     ap.add_argument("--test", type=int, default=None, help="test instances (default: the protocol's)")
@@ -129,6 +138,19 @@ def experiment_parser(prog: str = "ldopt experiment") -> argparse.ArgumentParser
     ap.add_argument("--out", default="results", help="output folder; default results")
     ap.add_argument("--quiet", action="store_true", help="no progress bars or per-run lines")
     return ap
+
+
+def dynamic_option(text: str) -> DynamicMultipliers:
+    """``EVERY:STEPS:MIX`` as a :class:`~ldopt_torch.DynamicMultipliers` (argparse's type)."""
+    parts = text.split(":")
+    try:
+        if len(parts) != 3:
+            raise ValueError
+        return DynamicMultipliers(every=int(parts[0]), steps=int(parts[1]), mix=float(parts[2]))
+    except (ValueError, ldopt.LdoptError) as exc:
+        raise argparse.ArgumentTypeError(
+            f"expected EVERY:STEPS:MIX (two positive integers and a number in [0, 1]), got {text!r}"
+        ) from exc
 
 
 def setup_from(a: argparse.Namespace) -> Setup:
@@ -164,6 +186,7 @@ def experiment_main(argv: list[str] | None = None, prog: str = "ldopt experiment
         count_construction=a.count_construction,
         curve_instances=a.curve_instances,
         dual=dict(mode=a.dual, step=a.dual_step),
+        dynamic=a.dynamic,
         time_limit=a.time_limit,
         certify=a.certify,
         out=a.out,

@@ -19,7 +19,7 @@ import torch
 
 from ldopt.errors import InputError
 from ldopt.regret import Optima, RegretReport, evaluate, optima
-from ldopt_torch import FitResult, LDDataset, OptDataset, Validator, fit
+from ldopt_torch import DynamicMultipliers, FitResult, LDDataset, OptDataset, Validator, fit
 
 from .curves import budget_curve, checkpoints
 from .methods import MethodSpec, loss_for, parse_method
@@ -43,6 +43,7 @@ class RunOptions:
     count_construction: bool = False
     curve_instances: int = 200
     dual: dict[str, Any] = field(default_factory=dict)
+    dynamic: DynamicMultipliers | None = None
     time_limit: float | None = None
     certify: bool = False
     certify_iterations: int = 100
@@ -72,7 +73,8 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
     (seconds of training; results then depend on the load) validation runs ``evaluations`` times
     at training times doubling up to the budget (``eval_every=k``: every k epochs instead), so slow
     and fast methods get the same number of model selections. ``dual``: the LD training sets'
-    dual solve (:class:`ldopt_torch.LDDataset` options, e.g. ``dict(mode="joint")``).
+    dual solve (:class:`ldopt_torch.LDDataset` options, e.g. ``dict(mode="joint")``); ``dynamic``:
+    multipliers that follow the model during LD training (their seconds count as training time).
     ``time_limit``: seconds per full-problem solve (optima, validation and test decisions,
     full-problem training), so large problems are evaluated on incumbents with certified bounds;
     ``certify`` tightens the test optima's bounds by an LD dual bound.
@@ -168,8 +170,8 @@ def _one_run(
     construction = ld_data.construction_seconds if (spec.kind == "ld" and ld_data) else 0.0
     loss, mode = loss_for(spec, setup, opts.solver, opts.time_limit)
     data = (
-        ld_data
-        if spec.kind == "ld"
+        ld_data.following(opts.dynamic)
+        if spec.kind == "ld" and ld_data is not None
         else opt_data
         if spec.needs_optima
         else (ld_data or opt_data or OptDataset(setup.problem, *setup.train, solver=opts.solver))
@@ -244,6 +246,7 @@ def _row(
         time_to_best=result.time_to_best,
         wall_to_best=result.wall_to_best,
         multipliers_s=construction,
+        dual_s=result.history[-1].get("dual_time", 0.0),
         epochs=result.epochs,
         epochs_per_s=result.history[-1]["epochs_per_s"],
         budget=opts.budget,

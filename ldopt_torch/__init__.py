@@ -7,6 +7,7 @@ from .argopt import BlockArgopt, ProblemArgopt
 from .baselines import CaVELoss, FullLoss, LAVALoss, MSELoss
 from .batches import LDBatch, OptBatch
 from .dataset import LDDataset
+from .dynamic import DynamicMultipliers
 from .fit_result import FitResult
 from .layers import QuadraticClosedForm, SumOfGamma, imle, spo_plus
 from .loop import TrainingError
@@ -27,6 +28,7 @@ def __getattr__(name: str):
 __all__ = [
     "BlockArgopt",
     "CaVELoss",
+    "DynamicMultipliers",
     "FitResult",
     "FullLoss",
     "LAVALoss",

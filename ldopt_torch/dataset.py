@@ -29,6 +29,7 @@ from ldopt.errors import CacheError, InputError, TornCacheError
 from ldopt.parallel import clear_checkpoint
 
 from .batches import LDBatch
+from .dynamic import DynamicMultipliers, check_following
 
 
 def _features(features: Any, n: int, name: str = "features") -> torch.Tensor:
@@ -135,6 +136,10 @@ class LDDataset(_Base):
     (``λ_d = q(c) + Σ_{k≠d} μ_k``), ``main_solution`` (``x_d*``) and ``multipliers`` (``μ^(d)``,
     ``(m-1, n)``, built per batch). :meth:`view` selects the decomposition.
 
+    ``dynamic``: a :class:`~ldopt_torch.DynamicMultipliers` makes :func:`~ldopt_torch.fit` move the
+    multipliers towards the model's predictions during training (μ-form modes; off by default, see
+    ``docs/dynamic.md``); the cached multipliers are where every fit starts.
+
     ``cache``: a folder (file name from the key) or an ``.npz`` path; a second run with the same
     problem, costs and settings loads it instead of solving. While building, finished chunks of
     instances are saved beside it (``.chunks``), so an interrupted construction resumes; a cache
@@ -156,6 +161,7 @@ class LDDataset(_Base):
         mode: str | None = None,
         executor: Executor | None = None,
         progress: bool = True,
+        dynamic: DynamicMultipliers | None = None,
         **dual_options: Any,
     ) -> None:
         checks.instance("dec", dec, Decomposition, "an ldopt.Decomposition (ldopt.decompose(problem))")
@@ -168,6 +174,7 @@ class LDDataset(_Base):
             raise InputError(f"independent=True and mode={mode!r}: expected one of them, not both")
         if iterations is None:
             iterations = DEFAULT_ITERATIONS.get(mode, DEFAULT_ITERATIONS[DEFAULT_MODE])
+        self.dynamic = check_following(dynamic, mode)
         chunk_size = dual_options.pop("chunk_size", None)  # answers do not depend on it
         settings = DualSettings(
             iterations=iterations, mode=cast(DualMode, mode), step=cast(StepRule, step), solver=solver, **dual_options
@@ -193,10 +200,38 @@ class LDDataset(_Base):
         )
         self.result = self._load_or_solve(cache, solve)
         self.construction_seconds = self.result.seconds  # as measured when built, also when loaded
-        f32 = lambda a: torch.as_tensor(np.ascontiguousarray(a), dtype=torch.float32)  # noqa: E731
-        self._main_objective = {d: f32(self.result.main_objective(d)) for d in self.decompositions}
-        self._main_solution = {d: f32(self.result.main_solution(d)) for d in self.decompositions}
+        self._use(self.result)
         self.d = self.decompositions[0]
+
+    def _use(self, result: DualResult) -> None:
+        """Serve ``result``'s multipliers, main objectives and main solutions."""
+        f32 = lambda a: torch.as_tensor(np.ascontiguousarray(a), dtype=torch.float32)  # noqa: E731
+        self.result = result
+        self._main_objective = {d: f32(result.main_objective(d)) for d in self.decompositions}
+        self._main_solution = {d: f32(result.main_solution(d)) for d in self.decompositions}
+
+    def with_result(self, result: DualResult) -> LDDataset:
+        """The same instances with other multipliers ``result`` (e.g. continued from these by
+        ``dec.dual(costs, warm=data.result)``); this dataset is unchanged."""
+        checks.instance("result", result, DualResult, "an ldopt DualResult of this training set's decomposition")
+        mine = (self.result.mode, self.result.num_instances, self.result.num_blocks, self.result.main.shape[2])
+        got = (result.mode, result.num_instances, result.num_blocks, result.main.shape[2])
+        if got != mine:
+            raise InputError(f"result: expected (mode, instances, blocks, variables) = {mine}, got {got}")
+        out = self._copy()
+        out._use(result)
+        return out
+
+    def following(self, dynamic: DynamicMultipliers | None) -> LDDataset:
+        """The same data with multipliers that follow the model during training (``None``: fixed)."""
+        out = self._copy()
+        out.dynamic = check_following(dynamic, self.result.mode)
+        return out
+
+    def _copy(self) -> LDDataset:
+        out = object.__new__(LDDataset)
+        out.__dict__.update(self.__dict__)
+        return out
 
     def _load_or_solve(self, cache: str | Path | None, solve: Any) -> DualResult:
         """The cached result for this problem, costs and settings, or ``solve(checkpoint=...)``'s
@@ -248,8 +283,7 @@ class LDDataset(_Base):
         """The same data with decomposition ``d`` (shares every array)."""
         if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or d not in self.decompositions:
             raise InputError(f"d: expected one of the dataset's decompositions {self.decompositions}, got {d!r}")
-        out = object.__new__(LDDataset)
-        out.__dict__.update(self.__dict__)
+        out = self._copy()
         out.d = int(d)
         return out
 

@@ -17,7 +17,9 @@ class FitResult:
     """The trained (best) model, the per-epoch history and the time to the best model.
 
     ``stopped`` says why training ended: ``"epochs"``, ``"time_budget"``, ``"patience"`` or
-    ``"interrupted"`` (Ctrl-C).
+    ``"interrupted"`` (Ctrl-C). With dynamic multipliers, ``history`` has their seconds so far
+    (``dual_time``, part of ``time``) and ``dual_bounds`` each update's bounds for the true costs
+    (``(B, R)``: one per decomposition, as ``DualResult.run_bounds``).
     """
 
     model: nn.Module
@@ -27,6 +29,7 @@ class FitResult:
     time_to_best: float = 0.0
     wall_to_best: float = 0.0
     stopped: str = "epochs"
+    dual_bounds: list[np.ndarray] = field(default_factory=list)
 
     @property
     def epochs(self) -> int:

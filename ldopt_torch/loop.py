@@ -17,6 +17,7 @@ from ldopt import checks
 from ldopt.errors import LdoptError
 
 from .batches import model_inputs
+from .dynamic import Follower
 from .fit_result import FitResult
 from .validation import Validator
 
@@ -73,6 +74,7 @@ class Loop:
         self.best_state = copy.deepcopy(model.state_dict())
         self.time_to_best = self.wall_to_best = 0.0
         self.since_best = 0
+        self.follower: Follower | None = None
 
     def record(self, epoch: int, d: int | None, train_loss: float, evaluate_now: bool) -> None:
         v = self.validator(self.model) if (self.validator is not None and evaluate_now) else float("nan")
@@ -86,6 +88,7 @@ class Loop:
                 time=self.train_time,
                 wall=wall,
                 epochs_per_s=epoch / self.train_time if self.train_time else 0.0,
+                dual_time=self.follower.seconds if self.follower is not None else 0.0,
             )
         )
         if np.isfinite(v) and v < self.best_val:
@@ -117,11 +120,15 @@ class Loop:
         rng = np.random.default_rng(seed)  # the decomposition of each epoch
         gen = torch.Generator().manual_seed(seed)  # the batches' order
         stopped = "epochs"
+        policy = getattr(data, "dynamic", None)
+        self.follower = Follower(data, policy) if policy is not None else None
         try:
             self.record(0, None, float("nan"), True)
             for epoch in range(1, budget.epochs + 1):
                 d = ds[0] if len(ds) == 1 else ds[int(rng.integers(len(ds)))]
                 t0 = time.perf_counter()
+                if self.follower is not None and self.follower.policy.due(epoch):  # counts as training
+                    data = self.follower.update(self.model)
                 train_loss = train_epoch(
                     self.model, data.view(d) if d is not None else data, loss, opt, batch_size, gen, epoch
                 )
@@ -159,7 +166,14 @@ class Loop:
             self.model.load_state_dict(self.best_state)
         best_val = self.best_val if np.isfinite(self.best_val) else float("nan")
         return FitResult(
-            self.model, self.history, self.best_epoch, best_val, self.time_to_best, self.wall_to_best, stopped
+            self.model,
+            self.history,
+            self.best_epoch,
+            best_val,
+            self.time_to_best,
+            self.wall_to_best,
+            stopped,
+            self.follower.bounds if self.follower is not None else [],
         )
 
 

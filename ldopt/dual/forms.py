@@ -41,6 +41,11 @@ class Form(ABC):
         """The initial ``θ`` for objectives ``q`` ``(b, n)``."""
 
     @abstractmethod
+    def resume(self, lam: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """``θ`` from the multipliers a run kept (``keep``'s first array, max form), for objectives
+        ``q``: the warm start of a run that continues them, also on other costs."""
+
+    @abstractmethod
     def solves(self) -> list[int]:
         """The block of each subproblem an iteration solves, in order."""
 
@@ -77,6 +82,10 @@ class Shared(Form):
     def start(self, q: np.ndarray, mu0: float | str) -> np.ndarray:
         return np.repeat(q[:, None, :] / self.m, self.m, axis=1)
 
+    def resume(self, lam: np.ndarray, q: np.ndarray) -> np.ndarray:
+        # on other costs the kept λ no longer sums to q: spread the difference over the blocks
+        return self.project(np.array(lam, dtype=float), q)
+
     def solves(self) -> list[int]:
         return list(range(self.m))
 
@@ -105,6 +114,9 @@ class MuForm(Form):
     def start(self, q: np.ndarray, mu0: float | str) -> np.ndarray:
         return _mu_start(q, self.m, self.m - 1, mu0)
 
+    def resume(self, lam: np.ndarray, q: np.ndarray) -> np.ndarray:
+        return -np.array(lam[:, self.others], dtype=float)  # λ_k = −μ_k; μ does not depend on q
+
     def solves(self) -> list[int]:
         return list(range(self.m))
 
@@ -127,6 +139,9 @@ class MuForm(Form):
 class Joint(Form):
     def start(self, q: np.ndarray, mu0: float | str) -> np.ndarray:
         return _mu_start(q, self.m, self.m, mu0)
+
+    def resume(self, lam: np.ndarray, q: np.ndarray) -> np.ndarray:
+        return -np.array(lam, dtype=float)  # the kept λ_k = −ν_k
 
     def solves(self) -> list[int]:
         return list(range(self.m)) * 2  # every main block, then every block with −ν_k

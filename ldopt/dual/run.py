@@ -135,11 +135,13 @@ def subgradient_run(
     p_val: np.ndarray,
     p_x: np.ndarray,
     bar: Any = None,
+    warm: np.ndarray | None = None,
 ) -> RunResult:
-    """Optimise ``form``'s multipliers for objectives ``q`` ``(b, n)``; improves ``p_val``/``p_x``."""
+    """Optimise ``form``'s multipliers for objectives ``q`` ``(b, n)``; improves ``p_val``/``p_x``.
+    ``warm``: multipliers a run kept (max form) to start from instead of ``settings.mu0``."""
     B, n = q.shape
     blocks = form.solves()
-    theta = form.start(q, settings.mu0)
+    theta = form.start(q, settings.mu0) if warm is None else form.resume(warm, q)
     kept = _Kept(B)
     history = np.empty((settings.iterations, B))
     rule = _step_rule(settings, theta.shape)

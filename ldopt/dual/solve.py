@@ -39,9 +39,12 @@ def _progress_bar(total: int, desc: str, progress: bool) -> Any:
     return tqdm(total=total, desc=desc, leave=False, dynamic_ncols=True)
 
 
-def solve_chunk(dec: Decomposition, costs: np.ndarray, settings: DualSettings, bar: Any = None) -> DualResult:
+def solve_chunk(
+    dec: Decomposition, costs: np.ndarray, settings: DualSettings, bar: Any = None, warm: np.ndarray | None = None
+) -> DualResult:
     """The dual solve of one chunk of instances, on the calling thread (``bar``: a progress bar
-    to advance by one per iteration, shared by the chunks of one solve)."""
+    to advance by one per iteration, shared by the chunks of one solve; ``warm``: the chunk's kept
+    multipliers ``lam`` in the max form, to start from)."""
     t0 = time.perf_counter()
     p = dec.problem
     sign = p.sign
@@ -59,7 +62,12 @@ def solve_chunk(dec: Decomposition, costs: np.ndarray, settings: DualSettings, b
         if settings.mode == "independent"
         else [Joint(m) if settings.mode == "joint" else Shared(m)]
     )
-    runs = [subgradient_run(f, solvers, q, settings, deadline, heuristic, p_val, p_x, bar) for f in forms]
+    independent = settings.mode == "independent"
+    starts = [None if warm is None else warm[:, d] if independent else warm for d in range(len(forms))]
+    runs = [
+        subgradient_run(f, solvers, q, settings, deadline, heuristic, p_val, p_x, bar, w)
+        for f, w in zip(forms, starts, strict=True)
+    ]
     if any(r.done == 0 for r in runs):
         raise DecompositionError("the dual solve did not run a single iteration (time_limit too small?)")
     if settings.mode == "independent":  # run d keeps λ (b, m, n); stack the runs
@@ -93,9 +101,28 @@ def solve_chunk(dec: Decomposition, costs: np.ndarray, settings: DualSettings, b
     )
 
 
-def _in_worker(key: str, dec: Decomposition, costs: np.ndarray, settings: DualSettings) -> DualResult:
+def _in_worker(
+    key: str, dec: Decomposition, costs: np.ndarray, settings: DualSettings, warm: np.ndarray | None = None
+) -> DualResult:
     """A chunk on a worker, with the worker's kept copy of ``dec`` (solvers built once per process)."""
-    return solve_chunk(parallel.worker_copy(key, dec), costs, settings)
+    return solve_chunk(parallel.worker_copy(key, dec), costs, settings, warm=warm)
+
+
+def _warm_start(dec: Decomposition, warm: Any, mode: str, count: int) -> np.ndarray | None:
+    """``warm`` (a :class:`DualResult` of ``mode`` for ``count`` instances, or ``None``) as the
+    multipliers to start from, in the max form."""
+    if warm is None:
+        return None
+    checks.instance("warm", warm, DualResult, f"a DualResult of this decomposition (dec.dual(..., mode={mode!r}))")
+    m, n = dec.num_blocks, dec.problem.num_vars
+    got = (warm.mode, warm.num_instances, warm.num_blocks, warm.main.shape[2], warm.sense)
+    want = (mode, count, m, n, dec.problem.sense)
+    if got != want:
+        raise InputError(
+            "warm: expected a result of (mode, instances, blocks, variables, sense) = "
+            f"{want} (the costs' decomposition and mode), got {got}"
+        )
+    return dec.problem.sign * np.asarray(warm.lam, dtype=float)
 
 
 def solve_dual(
@@ -115,6 +142,7 @@ def solve_dual(
     chunk_size: int | None = None,
     checkpoint: str | Path | None = None,
     progress: bool = True,
+    warm: DualResult | None = None,
 ) -> DualResult:
     """Optimise the multipliers of ``dec`` for each cost vector of ``costs``.
 
@@ -127,7 +155,10 @@ def solve_dual(
     name for every block, a list with one per block, or ``{block: name}`` (``"auto"``: an exact
     oracle where one fits). ``time_limit``: seconds per chunk. ``mu0="symmetric"`` starts the μ-form
     runs where the shared solve starts (every block's objective ``q/m``) instead of at ``μ = 1``,
-    which on minimisations with many rows starts far from any bound.
+    which on minimisations with many rows starts far from any bound. ``warm``: a result of the
+    same mode for as many instances to continue from, also on other costs (``mu0`` is then unused;
+    a shared result is first projected onto ``Σ_k λ_k = q(costs)``); with ``iterations=1`` this
+    prices the given multipliers for ``costs`` (bounds, main objectives and solutions).
 
     Without ``executor`` the instances are split over this process's threads (``LDOPT_THREADS``,
     default: every core); ``executor`` (any ``concurrent.futures.Executor``) spreads chunks of
@@ -150,23 +181,27 @@ def solve_dual(
     )
     if len(c) == 0:
         raise InputError("costs: expected at least one cost vector, got an empty batch")
+    start = _warm_start(dec, warm, settings.mode, len(c))
     t0 = time.perf_counter()
     if executor is None and checkpoint is None:
-        out = _on_threads(dec, c, settings, progress)
+        out = _on_threads(dec, c, settings, progress, start)
     else:
-        out = _in_chunks(dec, c, settings, executor, chunk_size, checkpoint, progress)
+        out = _in_chunks(dec, c, settings, executor, chunk_size, checkpoint, progress, start)
     out.seconds = time.perf_counter() - t0
     return out
 
 
-def _on_threads(dec: Decomposition, c: np.ndarray, settings: DualSettings, progress: bool) -> DualResult:
+def _on_threads(
+    dec: Decomposition, c: np.ndarray, settings: DualSettings, progress: bool, warm: np.ndarray | None
+) -> DualResult:
     """The instances split over this process's threads, one chunk per thread, one progress bar."""
     ranges = split(len(c), num_threads())
     runs = dec.num_blocks if settings.mode == "independent" else 1
     desc = f"dual ({len(c)} instances, {dec.num_blocks} blocks, {len(ranges)} threads)"
     bar = _progress_bar(settings.iterations * runs * len(ranges), desc, progress)
     try:
-        return DualResult.concat(map_ranges(lambda s, e: solve_chunk(dec, c[s:e], settings, bar), ranges))
+        part = lambda s, e: None if warm is None else warm[s:e]  # noqa: E731
+        return DualResult.concat(map_ranges(lambda s, e: solve_chunk(dec, c[s:e], settings, bar, part(s, e)), ranges))
     finally:
         if bar is not None:
             bar.close()
@@ -180,17 +215,23 @@ def _in_chunks(
     chunk_size: int | None,
     checkpoint: Path | None,
     progress: bool,
+    warm: np.ndarray | None,
 ) -> DualResult:
     """Chunks of ``chunk_size`` instances over ``executor``'s workers (or here, one after the
     other), each saved to ``checkpoint`` as it completes and loaded from it when already there."""
     key = dec.key
-    expect = lambda s, e: dict(decomposition=key, costs=cache.digest(c[s:e]), settings=settings.key())  # noqa: E731
+    part = lambda s, e: None if warm is None else warm[s:e]  # noqa: E731
+
+    def expect(s: int, e: int) -> dict[str, Any]:
+        out = dict(decomposition=key, costs=cache.digest(c[s:e]), settings=settings.key())
+        return out if warm is None else {**out, "warm": cache.digest(warm[s:e])}
+
     fn: Callable[..., DualResult]
     args: Callable[[int, int], tuple[Any, ...]]
     if executor is None:
-        fn, args = solve_chunk, lambda s, e: (dec, c[s:e], settings)
+        fn, args = solve_chunk, lambda s, e: (dec, c[s:e], settings, None, part(s, e))
     else:
-        fn, args = _in_worker, lambda s, e: (key, dec, c[s:e], settings)
+        fn, args = _in_worker, lambda s, e: (key, dec, c[s:e], settings, part(s, e))
     parts, counts = parallel.run_chunks(
         fn,
         parallel.chunks(len(c), chunk_size),
