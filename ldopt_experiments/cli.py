@@ -110,7 +110,7 @@ def experiment_parser(prog: str = "ldopt experiment") -> argparse.ArgumentParser
         default=None,
         metavar="EVERY:STEPS:MIX",
         help="LD multipliers that follow the model: every EVERY epochs, STEPS warm-started dual steps on "
-        "c + MIX (ĉ − c), counted as training time (e.g. 10:5:0.5); default none (the paper's fixed μ)",
+        "c + MIX (ĉ − c), counted as training time (e.g. 20:10:1); default none (the paper's fixed μ)",
     )
     ap.add_argument("--train", type=int, default=None, help="training instances (default: the protocol's)")
     ap.add_argument("--val", type=int, default=None, help="validation instances (default: the protocol's)")

@@ -47,12 +47,13 @@ class DynamicMultipliers:
     ``every``: epochs between updates (the first update comes before epoch ``every + 1``);
     ``steps``: warm-started subgradient steps per update; ``mix``: where the costs of those steps
     lie between the true costs (0: keep tightening the dual of ``c``) and the predictions (1);
-    ``lr``: the steps' scale (Polyak's α₀, default the dataset's).
+    ``lr``: the steps' scale (Polyak's α₀, default the dataset's). The defaults are the best of the
+    configurations measured on the MKP (``benchmarks/results/dynamic/``).
     """
 
-    every: int = 10
-    steps: int = 5
-    mix: float = 0.5
+    every: int = 20
+    steps: int = 10
+    mix: float = 1.0
     lr: float | None = None
 
     def __post_init__(self) -> None:

@@ -134,14 +134,17 @@ def test_following_multipliers_stay_valid_bounds_and_count_as_training_time(mkp)
     assert not np.array_equal(strip(fixed.history)[4:], strip(out.history)[4:])
 
 
-def test_the_batches_after_an_update_carry_the_new_main_objective_and_its_argmax(mkp):
-    dec, F, C, _ = mkp
-    data = lt.LDDataset(dec, F[:80], C[:80], progress=False, dynamic=lt.DynamicMultipliers(steps=3, mix=1.0))
+@pytest.mark.parametrize("mode", ["joint", "independent"])
+def test_the_batches_after_an_update_carry_the_new_main_objective_and_its_argmax(mkp, mode):
+    dec, F, C, opt = mkp
+    policy = lt.DynamicMultipliers(steps=3, mix=1.0)
+    data = lt.LDDataset(dec, F[:80], C[:80], iterations=10, mode=mode, progress=False, dynamic=policy)
     follower = lt.dynamic.Follower(data, data.dynamic)
     model = torch.nn.Linear(F.shape[1], C.shape[1])
     moved = follower.update(model)
     r = moved.result
     assert not np.allclose(r.lam, data.result.lam)  # the multipliers moved
+    assert (r.run_bounds >= opt[:, None] - 1e-6 * np.abs(opt[:, None])).all()  # valid for the true costs
     q = dec.problem.objective_coefficients(C[:80])
     for d in range(dec.num_blocks):
         batch = next(moved.view(d).batches(80, shuffle=False))

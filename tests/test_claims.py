@@ -1,0 +1,149 @@
+"""The README's measured numbers equal the committed result files they cite.
+
+Each claim names a README table row (by its first cell, within the section it sits in), the cell
+text it must contain, and the result files the text is recomputed from (mean ± 95% CI over seeds,
+as the runner's tables compute it). A rerun that changes a result file without the README, or a
+README edit that no file backs, fails here.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from ldopt_experiments.results import mean_ci
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+README = (ROOT / "README.md").read_text()
+
+
+def rows(folder: str, method: str) -> list[dict[str, str]]:
+    with (RESULTS / folder / "results.csv").open() as fh:
+        found = [r for r in csv.DictReader(fh) if r["method"] == method]
+    assert found, f"{folder}/results.csv has no runs of {method}"
+    return found
+
+
+def ci(folder: str, method: str, key: str = "test_regret", digits: int = 3) -> str:
+    mean, half = mean_ci([float(r[key]) for r in rows(folder, method)])
+    return f"{mean:.{digits}f} ± {half:.{digits}f}"
+
+
+def ttb(folder: str, method: str) -> str:
+    mean, _ = mean_ci([float(r["time_to_best"]) for r in rows(folder, method)])
+    return f"({mean:.1f} s)"
+
+
+def single(folder: str, method: str) -> str:
+    (r,) = rows(folder, method)
+    return f"{float(r['test_regret']):.3f} (≤ {float(r['test_upper']):.3f})"
+
+
+def summary(folder: str, config: str, method: str) -> str:
+    entries = json.loads((RESULTS / folder / "summary.json").read_text())
+    (e,) = [e for e in entries if e["config"] == config]
+    return f"{e[method]:.3f} ± {e[method + ' ci']:.3f}"
+
+
+def dynamic(folder: str, method: str) -> str:
+    """``fixed (time) | following (time)`` from a ``bench_dynamic.py`` summary."""
+    entries = {e["config"]: e for e in json.loads((RESULTS / "dynamic" / folder / "summary.json").read_text())}
+    cell = lambda e: (  # noqa: E731
+        f"{e[method + ' test_regret']:.3f} ± {e[method + ' test_regret ci']:.3f} ({e[method + ' time_to_best']:.1f} s)"
+    )
+    return f"{cell(entries['static'])} | {cell(entries['20:10:1'])}"
+
+
+def readme_row(section: str, first_cells: str) -> str:
+    """The README table row under heading-or-paragraph ``section`` whose first cells are
+    ``first_cells`` (one cell, or several joined by ``" | "``)."""
+    at = README.find(section)
+    assert at >= 0, f"README has no section {section!r}"
+    k = first_cells.count(" | ") + 1
+    for line in README[at:].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and " | ".join(cells[:k]) == first_cells:
+            return line
+    raise AssertionError(f"README has no row {first_cells!r} after {section!r}")
+
+
+@dataclass(frozen=True)
+class Claim:
+    section: str
+    row: str
+    text: Callable[[], str]
+
+    def __str__(self) -> str:
+        return f"{self.row} ({self.section[:30]})"
+
+
+MKP100 = "MKP n = 100, m = 10, 30 s of training per run"
+LARGER = "MKP n = 200 and 300"
+LARGE = "MKP at ten times the paper's size"
+FAMILIES = "**Four more families**"
+MULTIPLIERS = "### Which multipliers to train on"
+DYNAMIC = "### Multipliers that follow the model"
+L1, L2 = "ld:spo+:multiple:L1", "ld:imle:multiple:L2"
+
+CLAIMS = [
+    Claim(MKP100, "MSE", lambda: ci("mkp100", "mse") + " " + ttb("mkp100", "mse")),
+    Claim(MKP100, "SPO+ (full problem)", lambda: ci("mkp100", "spo+") + " " + ttb("mkp100", "spo+")),
+    Claim(MKP100, "LD(SPO+, multiple, L1)", lambda: ci("mkp100_paperdual", L1) + " " + ttb("mkp100_paperdual", L1)),
+    Claim(MKP100, "LD(IMLE, multiple, L1)", lambda: ci("mkp100_paperdual", "ld:imle:multiple:L1")),
+    Claim(MKP100, "LD(IMLE, multiple, L2)", lambda: ci("mkp100_paperdual", L2)),
+    *(
+        Claim(LARGER, label, (lambda f=folder, m=method: ci(f, m)))
+        for folder in ("mkp200", "mkp300")
+        for label, method in [("MSE", "mse"), ("SPO+ (full problem)", "spo+"), ("LD(SPO+, multiple, L1)", L1)]
+    ),
+    Claim(LARGER, "LD(IMLE, multiple, L2), 30 s", lambda: ci("mkp200", L2)),
+    Claim(LARGER, "LD(IMLE, multiple, L2), 30 s", lambda: ci("mkp300", L2)),
+    Claim(LARGER, "LD(IMLE, multiple, L2), 120 s", lambda: ci("mkp200_long", L2)),
+    *(
+        Claim(LARGE, label, (lambda m=method: single("large_knapsack", m)))
+        for label, method in [("MSE", "mse"), ("SPO+ (full problem)", "spo+"), ("LD(SPO+, multiple, L1)", L1)]
+    ),
+    Claim(LARGE, "LD(IMLE, multiple, L2)", lambda: single("large_knapsack", L2)),
+    *(
+        Claim(FAMILIES, label, (lambda f=fam, m=method: ci(f"families/{f}", m, digits=2)))
+        for label, fam in [
+            ("shortest path 5×5", "shortest_path"),
+            ("facility location 5×10", "facility"),
+            ("shift scheduling 8×7×3", "shift_scheduling"),
+            ("set covering 40 sets", "set_cover"),
+        ]
+        for method in ("mse", L1, L2)
+    ),
+    *(
+        Claim(DYNAMIC, f"{problem} ({seeds}) | {label}", (lambda f=folder, m=method: dynamic(f, m)))
+        for problem, seeds, folder in [
+            ("MKP n = 100", 5, "knapsack100"),
+            ("MKP n = 300", 3, "knapsack300"),
+            ("portfolio n = 50", 5, "portfolio50"),
+        ]
+        for label, method in [("LD(SPO+, multiple, L1)", L1), ("LD(IMLE, multiple, L2)", L2)]
+    ),
+    *(
+        Claim(MULTIPLIERS, cfg, (lambda c=config, m=method: summary("multipliers/mkp100", c, m)))
+        for cfg, config in [
+            ("`independent:100` (the paper's runs)", "independent:100"),
+            ("`independent:30`", "independent:30"),
+            ("**`joint:30` (the default)**", "joint:30"),
+            ("`shared:300` (the bound's solve)", "shared:300"),
+        ]
+        for method in (L1, L2)
+    ),
+]
+
+
+@pytest.mark.parametrize("claim", CLAIMS, ids=str)
+def test_the_readme_states_what_the_committed_results_hold(claim):
+    row = readme_row(claim.section, claim.row)
+    want = claim.text()
+    assert want in row.replace("**", ""), f"README row {row!r} should contain {want!r}"
