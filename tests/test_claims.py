@@ -129,6 +129,7 @@ CLAIMS = [
         ]
         for label, method in [("LD(SPO+, multiple, L1)", L1), ("LD(IMLE, multiple, L2)", L2)]
     ),
+    Claim(DYNAMIC, "MKP n = 300 (3), 30 s each | LD(IMLE, multiple, L2)", lambda: dynamic("knapsack300_budget30", L2)),
     *(
         Claim(MULTIPLIERS, cfg, (lambda c=config, m=method: summary("multipliers/mkp100", c, m)))
         for cfg, config in [
