@@ -88,6 +88,7 @@ LARGER = "MKP n = 200 and 300"
 LARGE = "MKP at ten times the paper's size"
 FAMILIES = "**Four more families**"
 MULTIPLIERS = "### Which multipliers to train on"
+MULTIPLIERS_300 = "| multipliers at n = 300 |"
 DYNAMIC = "### Multipliers that follow the model"
 L1, L2 = "ld:spo+:multiple:L1", "ld:imle:multiple:L2"
 
@@ -137,6 +138,15 @@ CLAIMS = [
             ("`independent:30`", "independent:30"),
             ("**`joint:30` (the default)**", "joint:30"),
             ("`shared:300` (the bound's solve)", "shared:300"),
+        ]
+        for method in (L1, L2)
+    ),
+    *(
+        Claim(MULTIPLIERS_300, cfg, (lambda c=config, m=method: summary("multipliers/mkp300", c, m)))
+        for cfg, config in [
+            ("`independent:100` (the paper's runs)", "independent:100"),
+            ("`independent:30`", "independent:30"),
+            ("**`joint:30` (the default)**", "joint:30"),
         ]
         for method in (L1, L2)
     ),
