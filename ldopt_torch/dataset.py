@@ -71,6 +71,10 @@ def _decompositions(decompositions: Any, m: int) -> list[int]:
     return ds
 
 
+def _f32(a: np.ndarray) -> torch.Tensor:
+    return torch.as_tensor(np.ascontiguousarray(a), dtype=torch.float32)
+
+
 def _cache_path(cache_arg: str | Path, prefix: str, key: str) -> Path:
     path = Path(cache_arg)
     return path if path.suffix == ".npz" else path / f"{prefix}-{key[:20]}.npz"
@@ -179,6 +183,7 @@ class LDDataset(_Base):
         settings = DualSettings(
             iterations=iterations, mode=cast(DualMode, mode), step=cast(StepRule, step), solver=solver, **dual_options
         )
+        self.dual_settings = settings
         self.settings = settings.key()
         self.cache_path: Path | None = None
         self.loaded_from_cache = False
@@ -198,17 +203,15 @@ class LDDataset(_Base):
             chunk_size=chunk_size,
             progress=checks.boolean("progress", progress),
         )
-        self.result = self._load_or_solve(cache, solve)
+        self._use(self._load_or_solve(cache, solve))
         self.construction_seconds = self.result.seconds  # as measured when built, also when loaded
-        self._use(self.result)
         self.d = self.decompositions[0]
 
     def _use(self, result: DualResult) -> None:
         """Serve ``result``'s multipliers, main objectives and main solutions."""
-        f32 = lambda a: torch.as_tensor(np.ascontiguousarray(a), dtype=torch.float32)  # noqa: E731
         self.result = result
-        self._main_objective = {d: f32(result.main_objective(d)) for d in self.decompositions}
-        self._main_solution = {d: f32(result.main_solution(d)) for d in self.decompositions}
+        self._main_objective = {d: _f32(result.main_objective(d)) for d in self.decompositions}
+        self._main_solution = {d: _f32(result.main_solution(d)) for d in self.decompositions}
 
     def with_result(self, result: DualResult) -> LDDataset:
         """The same instances with other multipliers ``result`` (e.g. continued from these by

@@ -83,13 +83,6 @@ def check_following(policy: Any, mode: str) -> DynamicMultipliers | None:
     return policy
 
 
-def _solver(saved: Any) -> Any:
-    """A dual's ``solver=`` from its settings' JSON record: a name, names per block, or pairs."""
-    if isinstance(saved, str) or not saved or isinstance(saved[0], str):
-        return saved
-    return {int(k): v for k, v in saved}
-
-
 class Follower:
     """One training run's multipliers as they follow the model; the dataset itself is left as built,
     so every :func:`~ldopt_torch.fit` starts from the same multipliers."""
@@ -97,17 +90,16 @@ class Follower:
     def __init__(self, data: LDDataset, policy: DynamicMultipliers) -> None:
         self.data, self.policy = data, policy
         self.result: DualResult = data.result
-        settings = data.settings
+        settings = data.dual_settings
         self.options = dict(
-            mode=settings["mode"],
-            step=settings["step"],
-            lr=policy.lr if policy.lr is not None else settings["lr"],
-            tol=settings["tol"],
-            solver=_solver(settings["solver"]),
+            mode=settings.mode,
+            step=settings.step,
+            lr=policy.lr if policy.lr is not None else settings.step_scale,
+            tol=settings.tol,
+            solver=settings.solver,
             progress=False,
         )
         self.seconds = 0.0
-        self.updates = 0
         self.bounds: list[np.ndarray] = []  # per update: each decomposition's bound for the true costs
 
     @torch.no_grad()
@@ -133,5 +125,4 @@ class Follower:
         self.result = dec.dual(c, iterations=1, warm=moved, **opts)  # the same μ, priced for c
         self.bounds.append(np.array(self.result.run_bounds))
         self.seconds += time.perf_counter() - t0
-        self.updates += 1
         return self.data.with_result(self.result)

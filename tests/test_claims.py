@@ -54,9 +54,11 @@ def summary(folder: str, config: str, method: str) -> str:
 def dynamic(folder: str, method: str) -> str:
     """``fixed (time) | following (time)`` from a ``bench_dynamic.py`` summary."""
     entries = {e["config"]: e for e in json.loads((RESULTS / "dynamic" / folder / "summary.json").read_text())}
-    cell = lambda e: (  # noqa: E731
-        f"{e[method + ' test_regret']:.3f} ± {e[method + ' test_regret ci']:.3f} ({e[method + ' time_to_best']:.1f} s)"
-    )
+
+    def cell(e: dict) -> str:
+        regret, half, best = (e[f"{method} {key}"] for key in ("test_regret", "test_regret ci", "time_to_best"))
+        return f"{regret:.3f} ± {half:.3f} ({best:.1f} s)"
+
     return f"{cell(entries['static'])} | {cell(entries['20:10:1'])}"
 
 

@@ -20,6 +20,7 @@ torch = pytest.importorskip("torch", reason="ldopt_torch needs torch (pip instal
 
 import ldopt  # noqa: E402
 import ldopt_torch as lt  # noqa: E402
+from ldopt.dual import DualSettings  # noqa: E402
 from ldopt.errors import CacheError, InputError  # noqa: E402
 from ldopt.problems import facility, knapsack  # noqa: E402
 from ldopt_experiments.cli import dynamic_option  # noqa: E402
@@ -93,6 +94,11 @@ def test_a_minimisation_keeps_its_sense_through_warm_starts():
     assert (priced.run_bounds <= exact[:, None] + 1e-6 * np.maximum(1, np.abs(exact[:, None]))).all()
 
 
+def strip(history):
+    """What a run's history says apart from its times."""
+    return np.array([(h["epoch"], h["d"], h["train_loss"], h["val_regret"]) for h in history])
+
+
 def _fit(dec, F, C, data, dynamic, method="spo+", loss="L1", epochs=12):
     torch.manual_seed(0)
     model = torch.nn.Linear(F.shape[1], C.shape[1])
@@ -126,7 +132,6 @@ def test_following_multipliers_stay_valid_bounds_and_count_as_training_time(mkp)
     assert times[0] == 0.0 and times[-1] > 0 and times == sorted(times)
     assert all(h["time"] >= h["dual_time"] for h in out.history)
     again = _fit(dec, F, C, data, policy)
-    strip = lambda hs: np.array([(h["epoch"], h["d"], h["train_loss"], h["val_regret"]) for h in hs])  # noqa: E731
     np.testing.assert_array_equal(strip(again.history), strip(out.history))  # same seed, same numbers
     fixed = _fit(dec, F, C, data, None)
     assert fixed.dual_bounds == [] and all(h["dual_time"] == 0.0 for h in fixed.history)
@@ -209,3 +214,16 @@ def test_the_runner_parses_dynamic_options():
     for bad in ("5:3", "a:3:0.5", "5:3:2", "0:3:0.5"):
         with pytest.raises(argparse.ArgumentTypeError, match="expected EVERY:STEPS:MIX"):
             dynamic_option(bad)
+
+
+def test_updates_keep_a_per_block_solver_choice(mkp):
+    """The dataset's ``solver={block: name}`` reaches the updates (a settings' solver choice is a
+    valid choice again)."""
+    pairs = DualSettings(solver={1: "highs"}).solver
+    assert DualSettings(solver=pairs).solver == pairs == ((1, "highs"),)
+    dec, F, C, opt = mkp
+    data = lt.LDDataset(dec, F[:20], C[:20], iterations=5, solver={1: "highs"}, progress=False)
+    follower = lt.dynamic.Follower(data, lt.DynamicMultipliers(steps=2))
+    moved = follower.update(torch.nn.Linear(F.shape[1], C.shape[1]))
+    assert moved.result.solvers[1] != moved.result.solvers[0]  # block 1 on HiGHS, block 0 on its oracle
+    assert (moved.result.run_bounds >= opt[:20, None] - 1e-6 * np.abs(opt[:20, None])).all()

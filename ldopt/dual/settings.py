@@ -19,6 +19,8 @@ SolverChoice = str | tuple[str, ...] | tuple[tuple[int, str], ...]  # all blocks
 def solver_choice(solver: Any) -> SolverChoice:
     """``solver=`` as a hashable value: a name, one name per block, or ``{block: name}`` pairs."""
     what = "a solver name, a list of names (one per block) or {block: name}"
+    if isinstance(solver, tuple) and solver and all(isinstance(p, tuple) and len(p) == 2 for p in solver):
+        solver = dict(solver)  # the (block, name) pairs this returns: the same choice again
     if isinstance(solver, str) and solver:
         return solver
     if isinstance(solver, dict) and all(

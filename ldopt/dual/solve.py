@@ -191,6 +191,11 @@ def solve_dual(
     return out
 
 
+def _rows(warm: np.ndarray | None, start: int, stop: int) -> np.ndarray | None:
+    """The warm start of instances ``start:stop`` (``None`` without one)."""
+    return None if warm is None else warm[start:stop]
+
+
 def _on_threads(
     dec: Decomposition, c: np.ndarray, settings: DualSettings, progress: bool, warm: np.ndarray | None
 ) -> DualResult:
@@ -200,8 +205,9 @@ def _on_threads(
     desc = f"dual ({len(c)} instances, {dec.num_blocks} blocks, {len(ranges)} threads)"
     bar = _progress_bar(settings.iterations * runs * len(ranges), desc, progress)
     try:
-        part = lambda s, e: None if warm is None else warm[s:e]  # noqa: E731
-        return DualResult.concat(map_ranges(lambda s, e: solve_chunk(dec, c[s:e], settings, bar, part(s, e)), ranges))
+        return DualResult.concat(
+            map_ranges(lambda s, e: solve_chunk(dec, c[s:e], settings, bar, _rows(warm, s, e)), ranges)
+        )
     finally:
         if bar is not None:
             bar.close()
@@ -220,7 +226,6 @@ def _in_chunks(
     """Chunks of ``chunk_size`` instances over ``executor``'s workers (or here, one after the
     other), each saved to ``checkpoint`` as it completes and loaded from it when already there."""
     key = dec.key
-    part = lambda s, e: None if warm is None else warm[s:e]  # noqa: E731
 
     def expect(s: int, e: int) -> dict[str, Any]:
         out = dict(decomposition=key, costs=cache.digest(c[s:e]), settings=settings.key())
@@ -229,9 +234,9 @@ def _in_chunks(
     fn: Callable[..., DualResult]
     args: Callable[[int, int], tuple[Any, ...]]
     if executor is None:
-        fn, args = solve_chunk, lambda s, e: (dec, c[s:e], settings, None, part(s, e))
+        fn, args = solve_chunk, lambda s, e: (dec, c[s:e], settings, None, _rows(warm, s, e))
     else:
-        fn, args = _in_worker, lambda s, e: (key, dec, c[s:e], settings, part(s, e))
+        fn, args = _in_worker, lambda s, e: (key, dec, c[s:e], settings, _rows(warm, s, e))
     parts, counts = parallel.run_chunks(
         fn,
         parallel.chunks(len(c), chunk_size),
