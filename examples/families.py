@@ -1,10 +1,11 @@
-"""Beyond the paper's problems: shortest path, facility location, shift scheduling, set covering.
+"""Beyond the paper's problems: shortest path, facility location, shift scheduling, set covering,
+lot sizing.
 
 For each family (generated as in ``ldopt.problems``; 200 training, 50 validation and 200 test
 instances, degree-4 costs, a linear model), trains MSE, SPO+ on the full problem, LD(SPO+,
 multiple, L1) and LD(I-MLE, multiple, L2) for up to ``--epochs`` epochs with early stopping on the
-validation regret, and prints one table per family (no full-problem SPO+ for facility location,
-whose objective is not c·x) and the regret of the constant mean-cost predictor. These are
+validation regret, and prints one table per family (no full-problem SPO+ for facility location and
+lot sizing, whose objectives are not c·x) and the regret of the constant mean-cost predictor. These are
 minimisations, where the default joint multipliers are poor (README, "Which multipliers"): the LD
 training sets use the shared dual with 300 Polyak steps. Results go to
 ``results/families/<family>``.

@@ -47,7 +47,7 @@ def experiment_parser(prog: str = "ldopt experiment") -> argparse.ArgumentParser
     ap = argparse.ArgumentParser(
         prog=prog,
         description=(
-            "Train and compare DFL methods on the paper's benchmark problems and four more families; "
+            "Train and compare DFL methods on the paper's benchmark problems and five more families; "
             "save results, a table and plots."
         ),
         epilog=EPILOG,
@@ -59,7 +59,7 @@ def experiment_parser(prog: str = "ldopt experiment") -> argparse.ArgumentParser
         type=int,
         default=None,
         help="items (knapsack) or assets (portfolio), default 100; grid side (shortest_path, 5), customers "
-        "(facility, 10), employees (shift_scheduling, 8) or sets (set_cover, 40)",
+        "(facility, 10), employees (shift_scheduling, 8), sets (set_cover, 40) or items (lot_sizing, 4)",
     )
     ap.add_argument("--rows", type=int, default=10, help="knapsack rows m; default 10 (the paper's)")
     ap.add_argument(

@@ -3,13 +3,13 @@ decomposition, and standardised train / validation / test splits."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 import ldopt
-from ldopt.problems import facility, knapsack, portfolio, set_cover, shift_scheduling, shortest_path
+from ldopt.problems import facility, knapsack, lot_sizing, portfolio, set_cover, shift_scheduling, shortest_path
 
 Split = tuple[np.ndarray, np.ndarray]  # (features, costs)
 
@@ -26,6 +26,8 @@ class Setup:
     val: Split
     test: Split
     lr: float  # the protocol's learning rate for this family
+    main: int | None = None  # the static mode's main block (None: the first block the method fits)
+    dual: dict[str, Any] = field(default_factory=dict)  # the LD training sets' dual options
 
 
 def splits(F: np.ndarray, C: np.ndarray, n: tuple[int, int, int]) -> tuple[Split, Split, Split]:
@@ -52,12 +54,21 @@ def knapsack_setup(
 def portfolio_setup(
     assets: int = 50, train: int = 100, val: int = 25, test: int = 1000, deg: int = 8, seed: int = 42
 ) -> Setup:
-    """The portfolio protocol (PyEPO's data, γ = 2.25); blocks: budget (0) and risk (1)."""
+    """The portfolio protocol (PyEPO's data, γ = 2.25); blocks: budget (0) and risk (1).
+
+    As in the paper, the static mode's main block is the risk row: with the budget row as main,
+    the main decision is a vertex of the simplex (one asset) whatever the prediction, and LD(SPO+,
+    static, L1) tested at 12.6% instead of 1.7%. The multipliers start from the shared solve's
+    ``q(c)/m`` (``mu0="symmetric"``): the reference's ``μ = 1`` is ten times the returns
+    (about 0.1), and 30 joint steps from it leave the bound 5.8 times the optimum.
+    """
     cov, feats, ret = portfolio.gen_data(train + val + test, 5, assets, deg=deg, seed=seed)
     model = portfolio.build_model(cov)
     p = ldopt.Problem.from_pyomo(model, model.c)
     tr, va, te = splits(feats, ret.astype(float), (train, val, test))
-    return Setup("portfolio", assets, p, ldopt.decompose(p), tr, va, te, lr=2e-3)
+    dec = ldopt.decompose(p)
+    risk = next(k for k in range(dec.num_blocks) if dec.block(k).describe() == "risk")
+    return Setup("portfolio", assets, p, dec, tr, va, te, lr=2e-3, main=risk, dual=dict(mu0="symmetric"))
 
 
 def _setup(name: str, size: int, model: Any, F: np.ndarray, C: np.ndarray, n: tuple[int, int, int]) -> Setup:
@@ -98,9 +109,19 @@ def cover_setup(
     return _setup("set_cover", size, set_cover.build_model(d.membership), d.features, d.costs, (train, val, test))
 
 
+def lot_sizing_setup(
+    size: int = 4, train: int = 200, val: int = 50, test: int = 200, deg: int = 4, seed: int = 42
+) -> Setup:
+    """Capacitated lot sizing with setup times: ``size`` items (at most 6) over 8 periods."""
+    d = lot_sizing.gen_data(train + val + test, 5, items=size, periods=8, deg=deg, seed=seed)
+    m = lot_sizing.build_model(d.demands, d.capacity, d.setup_times, d.setup_costs, d.holding_costs)
+    return _setup("lot_sizing", size, m, d.features, d.costs, (train, val, test))
+
+
 FAMILIES = {
     "shortest_path": shortest_path_setup,
     "facility": facility_setup,
     "shift_scheduling": shift_setup,
     "set_cover": cover_setup,
+    "lot_sizing": lot_sizing_setup,
 }

@@ -135,7 +135,12 @@ def _training_sets(
         ld_data = stages.timed(
             "multipliers (LD training sets)",
             lambda: LDDataset(
-                setup.dec, *setup.train, iterations=opts.iterations, cache=cache, progress=opts.progress, **opts.dual
+                setup.dec,
+                *setup.train,
+                iterations=opts.iterations,
+                cache=cache,
+                progress=opts.progress,
+                **{**setup.dual, **opts.dual},
             ),
         )
     if any(s.needs_optima for s in specs.values()):
@@ -187,6 +192,7 @@ def _one_run(
             data,
             loss,
             mode=mode,
+            main=setup.main if mode == "static" and spec.kind == "ld" else None,
             epochs=opts.epochs,
             time_budget=train_budget,
             val=validator,

@@ -33,7 +33,7 @@ from .layers import QuadraticClosedForm, SumOfGamma, imle, spo_plus
 
 METHODS = ("spo+", "imle", "exact")
 LOSSES = ("L1", "L2")
-SCALES = ("none", "costs")
+SCALES = ("none", "costs", "unit")
 
 
 def _affine(problem: Problem) -> tuple[torch.Tensor | None, torch.Tensor]:
@@ -110,6 +110,9 @@ class LDLoss(nn.Module):
     initialisation) it trains *worse* with the reference's σ and λ — LD(IMLE, multiple, L1 / L2)
     15.0 / 18.2% against 13.9 / 2.60% unscaled — because the predictions start near 0, so the
     scaled ``w ≈ −s·q(c)`` is far from any informative perturbation; hence off by default.
+    ``scale="unit"`` divides by ``mean|λ_d|`` instead: I-MLE's noise ``σ`` is then relative to the
+    main objective's own scale (the argmax is scale-free, so this is the same as ``σ·mean|λ_d|``);
+    ``python benchmarks/bench_imle_noise.py`` measures the three against each other.
     """
 
     def __init__(
@@ -205,11 +208,14 @@ class LDLoss(nn.Module):
     def _parts(self, pred: torch.Tensor, batch: LDBatch, scaled: bool = True) -> tuple[torch.Tensor, ...]:
         self.affine.check(pred, batch)
         c, lam, xd = (like(batch[k], pred) for k in ("costs", "main_objective", "main_solution"))
-        w = lam + self.affine.diff(pred - c)
-        if scaled and self.scale == "costs":
-            s = self.affine.q(c).abs().mean(-1) / lam.abs().mean(-1).clamp_min(1e-12)
-            w, lam = w * s.unsqueeze(-1), lam * s.unsqueeze(-1)
-        target = lam if self.loss == "L1" else self.affine.q(c)
+        w, qc = lam + self.affine.diff(pred - c), self.affine.q(c)
+        if scaled and self.scale != "none":
+            top = qc.abs().mean(-1) if self.scale == "costs" else torch.ones_like(lam[:, 0])
+            s = (top / lam.abs().mean(-1).clamp_min(1e-12)).unsqueeze(-1)
+            w, lam = w * s, lam * s
+            if self.scale == "unit":  # the whole main subproblem, L2's prices too: only σ's scale changes
+                qc = qc * s
+        target = lam if self.loss == "L1" else qc
         return w, lam, xd, target
 
     def _groups(self, batch: LDBatch) -> list[tuple[int, torch.Tensor | slice]]:

@@ -88,7 +88,8 @@ class Claim:
 MKP100 = "MKP n = 100, m = 10, 30 s of training per run"
 LARGER = "MKP n = 200 and 300"
 LARGE = "MKP at ten times the paper's size"
-FAMILIES = "**Four more families**"
+FAMILIES = "**Five more families**"
+PORTFOLIO = "Portfolio n = 50, the paper's protocol"
 MULTIPLIERS = "### Which multipliers to train on"
 MULTIPLIERS_300 = "| multipliers at n = 300 |"
 DYNAMIC = "### Multipliers that follow the model"
@@ -120,8 +121,20 @@ CLAIMS = [
             ("facility location 5×10", "facility"),
             ("shift scheduling 8×7×3", "shift_scheduling"),
             ("set covering 40 sets", "set_cover"),
+            ("lot sizing 4×8 (Gurobi)", "lot_sizing"),
         ]
         for method in ("mse", L1, L2)
+    ),
+    *(
+        Claim(PORTFOLIO, label, (lambda m=method: ci("portfolio50_epochs", m) + " " + ttb("portfolio50_epochs", m)))
+        for label, method in [
+            ("MSE", "mse"),
+            ("LD(SPO+, static, L1)", "ld:spo+:static:L1"),
+            ("LD(IMLE, static, L1)", "ld:imle:static:L1"),
+            ("LD(IMLE, static, L2)", "ld:imle:static:L2"),
+            ("LD(Exact, static, L1)", "ld:exact:static:L1"),
+            ("LD(Exact, static, L2)", "ld:exact:static:L2"),
+        ]
     ),
     *(
         Claim(DYNAMIC, f"{problem} ({seeds}) | {label}", (lambda f=folder, m=method: dynamic(f, m)))

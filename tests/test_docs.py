@@ -16,7 +16,10 @@ import ldopt.oracles
 import ldopt.parallel
 import ldopt.problems.facility
 import ldopt.problems.knapsack
+import ldopt.problems.lot_sizing
 import ldopt.problems.portfolio
+import ldopt.problems.set_cover
+import ldopt.problems.shift_scheduling
 import ldopt.problems.shortest_path
 import ldopt.regret
 import ldopt.solvers
@@ -32,7 +35,10 @@ MODULES = [
     ldopt.parallel,
     ldopt.problems.facility,
     ldopt.problems.knapsack,
+    ldopt.problems.lot_sizing,
     ldopt.problems.portfolio,
+    ldopt.problems.set_cover,
+    ldopt.problems.shift_scheduling,
     ldopt.problems.shortest_path,
     ldopt.regret,
     ldopt.solvers,

@@ -159,8 +159,31 @@ def test_runner_portfolio_exact(tmp_path):
     assert [r["label"] for r in rows] == ["MSE", "LD(Exact, static, L2)"]
 
 
+def test_portfolio_static_rows_train_through_the_risk_block(tmp_path, monkeypatch):
+    """The paper's portfolio rows take the risk row as the static main block (the budget row's
+    main decision is a vertex whatever the prediction) and start the multipliers at q(c)/m."""
+    from ldopt_torch.losses import LDLoss  # noqa: PLC0415
+
+    setup = experiment.portfolio_setup(8, train=20, val=8, test=20)
+    assert setup.dec.block(setup.main).describe() == "risk"
+    seen: set[int] = set()
+    per_instance = LDLoss.per_instance
+
+    def spy(self, pred, batch):
+        seen.update(int(d) for d in np.atleast_1d(np.asarray(batch["d"])))
+        return per_instance(self, pred, batch)
+
+    monkeypatch.setattr(LDLoss, "per_instance", spy)
+    args = ["portfolio", "--size", "8", "--train", "20", "--val", "8", "--test", "20", "--epochs", "2"]
+    experiment.main([*args, "--methods", "ld:spo+:static:L1", "--solver", "cvxpy", "--out", str(tmp_path), "--quiet"])
+    assert seen == {setup.main}
+    header = json.loads(next((tmp_path / "cache").glob("lddata-*.json")).read_text())
+    assert header["settings"]["mu0"] == "symmetric"
+
+
 @pytest.mark.parametrize(
-    ("family", "size"), [("shortest_path", 3), ("facility", 6), ("shift_scheduling", 4), ("set_cover", 10)]
+    ("family", "size"),
+    [("shortest_path", 3), ("facility", 6), ("shift_scheduling", 4), ("set_cover", 10), ("lot_sizing", 2)],
 )
 def test_runner_trains_every_new_family(tmp_path, family, size):
     """Each family of ldopt.problems runs end to end through the runner: MSE and both LD methods."""

@@ -7,7 +7,7 @@ import pytest
 
 import ldopt
 from ldopt.errors import InputError
-from ldopt.problems import facility, knapsack, portfolio, set_cover, shift_scheduling, shortest_path
+from ldopt.problems import facility, knapsack, lot_sizing, portfolio, set_cover, shift_scheduling, shortest_path
 
 
 @pytest.mark.parametrize("args", [(20, 12, 30, 10, 8, 0.5, 42), (7, 5, 11, 1, 1, 0.0, 135), (3, 4, 9, 3, 4, 0.2, 0)])
@@ -207,3 +207,69 @@ def test_set_cover_refuses_an_element_in_no_set():
         set_cover.build_model([[2, 0]])
     with pytest.raises(InputError, match="sets"):
         set_cover.gen_data(3, sets=1)
+
+
+def _lot_sizing_by_enumeration(d: lot_sizing.LotSizingData, c: np.ndarray) -> float:
+    """The optimum over every setup pattern, each with its production LP solved by SciPy."""
+    from scipy.optimize import linprog  # noqa: PLC0415
+
+    ni, nt = d.demands.shape
+    left = np.cumsum(d.demands[:, ::-1], axis=1)[:, ::-1]
+    big = np.minimum(d.capacity, left)
+    n = ni * nt  # variables: x (i-major), then s
+    best = np.inf
+    for k in range(1 << n):
+        y = np.array([(k >> j) & 1 for j in range(n)], dtype=float).reshape(ni, nt)
+        A_eq, b_eq = np.zeros((n, 2 * n)), d.demands.reshape(-1)
+        for i in range(ni):
+            for t in range(nt):
+                r = i * nt + t
+                A_eq[r, r], A_eq[r, n + r] = 1.0, -1.0
+                if t:
+                    A_eq[r, n + r - 1] = 1.0
+        A_ub = np.zeros((nt, 2 * n))
+        for t in range(nt):
+            A_ub[t, [i * nt + t for i in range(ni)]] = 1.0
+        b_ub = d.capacity - (d.setup_times[:, None] * y).sum(0)
+        bounds = [(0, big.reshape(-1)[j] * y.reshape(-1)[j]) for j in range(n)]
+        bounds += [(0, (left - d.demands).reshape(-1)[j]) for j in range(n)]
+        cost = np.concatenate([c, np.repeat(d.holding_costs, nt)])
+        res = linprog(cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs")
+        if res.status == 0:
+            best = min(best, res.fun + float((d.setup_costs[:, None] * y).sum()))
+    return best
+
+
+def test_lot_sizing_optimum_matches_enumeration_and_every_row_has_an_oracle():
+    d = lot_sizing.gen_data(6, items=2, periods=4, seed=3)
+    assert d.costs.shape == (6, 8) and d.capacity >= (d.demands.sum(0) + d.setup_times.sum()).max()
+    m = lot_sizing.build_model(d.demands, d.capacity, d.setup_times, d.setup_costs, d.holding_costs)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    want = np.array([_lot_sizing_by_enumeration(d, c.astype(float)) for c in d.costs])
+    s = p.solve(d.costs, solver="highs")
+    np.testing.assert_allclose(s.objective, want, rtol=1e-7)
+    # the plans meet demand from production and stock, within capacity, producing only after a setup
+    x = s.x.reshape(6, 3, 2, 4)  # x, s, y over (item, period)
+    stock_in = np.concatenate([np.zeros((6, 2, 1)), x[:, 1, :, :-1]], axis=2)
+    np.testing.assert_allclose(stock_in + x[:, 0] - x[:, 1], np.broadcast_to(d.demands, (6, 2, 4)), atol=1e-6)
+    assert ((x[:, 0] + d.setup_times[None, :, None] * x[:, 2]).sum(1) <= d.capacity + 1e-6).all()
+    assert (x[:, 0] <= 1e-6 + d.capacity * x[:, 2]).all()
+    dec = ldopt.decompose(p)
+    kinds = [line.split(" — ")[1].split(":")[0] for line in dec.describe().splitlines()[1:]]
+    assert set(kinds) == {"linear-row", "mixed-row"}, kinds
+    r = dec.dual(d.costs, mode="shared", iterations=100, progress=False)
+    assert (r.bound <= want + 1e-6).all()
+
+
+def test_lot_sizing_generator_is_deterministic_and_checks_its_input():
+    a, b = lot_sizing.gen_data(4, seed=2), lot_sizing.gen_data(4, seed=2)
+    np.testing.assert_array_equal(a.costs, b.costs)
+    np.testing.assert_array_equal(a.demands, b.demands)
+    with pytest.raises(InputError, match="items: expected at most 6"):
+        lot_sizing.gen_data(4, items=7)
+    with pytest.raises(InputError, match=r"capacity: expected at least the demand of periods 0\.\.1"):
+        lot_sizing.build_model([[5, 30]], 10, [1], [1], [0.1])
+    with pytest.raises(InputError, match="setup_costs: expected 2 nonnegative values"):
+        lot_sizing.build_model([[5, 5], [5, 5]], 30, [1, 1], [1], [0.1, 0.1])
+    with pytest.raises(InputError, match="demands: expected a nonnegative"):
+        lot_sizing.build_model([5, 5], 30, [1], [1], [0.1])

@@ -230,6 +230,35 @@ def test_scaled_main_subproblem_is_the_same_problem_in_other_units():
         lt.LDLoss(dec, "imle", "L1", scale="lambda")
 
 
+@pytest.mark.parametrize("loss_name", ["L1", "L2"])
+def test_unit_scale_makes_imle_noise_relative_to_the_main_objective(loss_name):
+    # scale="unit" divides the main subproblem (w, λ_d and L2's prices) by mean|λ_d|: the argmax
+    # is scale-free, so each instance's I-MLE solutions are those of the unscaled loss with
+    # σ·mean|λ_d| and the same noise, and its loss and gradient are those divided by mean|λ_d|.
+    dec, data = mkp()
+    r = dec.dual(data.costs, iterations=50, progress=False)
+    d = 1
+    pred = torch.as_tensor(data.costs + np.random.default_rng(2).normal(0, 2.0, data.costs.shape))
+    for i in range(len(data.costs)):
+        batch = dict(
+            index=torch.arange(1),
+            d=d,
+            costs=torch.as_tensor(data.costs[i : i + 1]),
+            main_objective=torch.as_tensor(r.main_objective(d)[i : i + 1]),
+            main_solution=torch.as_tensor(r.main_solution(d)[i : i + 1]),
+        )
+        m = float(np.abs(r.main_objective(d)[i]).mean())
+        out = []
+        for scale, sigma in (("unit", 0.7), ("none", 0.7 * m)):
+            loss = lt.LDLoss(dec, "imle", loss_name, scale=scale, sigma=sigma, distribution=lt.SumOfGamma(5.0, seed=3))
+            a = pred[i : i + 1].clone().requires_grad_(True)
+            v = loss.per_instance(a, batch)
+            v.sum().backward()
+            out.append((v.detach().numpy(), a.grad.numpy()))
+        np.testing.assert_allclose(out[0][0], out[1][0] / m, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(out[0][1], out[1][1] / m, rtol=1e-9, atol=1e-12)
+
+
 def test_mixed_decompositions_in_one_batch_use_each_main_block():
     dec, data = mkp()
     r = dec.dual(data.costs, iterations=30, progress=False)
