@@ -88,6 +88,7 @@ class Claim:
 MKP100 = "MKP n = 100, m = 10, 30 s of training per run"
 LARGER = "MKP n = 200 and 300"
 LARGE = "MKP at ten times the paper's size"
+LARGEST = "Fifty times the paper's size"
 FAMILIES = "**Five more families**"
 PORTFOLIO = "Portfolio n = 50, the paper's protocol"
 MULTIPLIERS = "### Which multipliers to train on"
@@ -114,6 +115,7 @@ CLAIMS = [
         for label, method in [("MSE", "mse"), ("SPO+ (full problem)", "spo+"), ("LD(SPO+, multiple, L1)", L1)]
     ),
     Claim(LARGE, "LD(IMLE, multiple, L2)", lambda: single("large_knapsack", L2)),
+    Claim(LARGEST, "LD(SPO+, multiple, L1)", lambda: single("large_knapsack_5000", L1)),
     *(
         Claim(FAMILIES, label, (lambda f=fam, m=method: ci(f"families/{f}", m, digits=2)))
         for label, fam in [
