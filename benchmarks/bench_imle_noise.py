@@ -4,11 +4,13 @@ LD(IMLE, ·, L2) with ``LDLoss(scale=...)``: ``none`` is the reference (σ = 1 w
 objective's scale), ``costs`` rescales the main subproblem to the costs' scale, ``unit`` makes σ
 relative to the main objective (``σ·mean|λ_d|``). MKP n = 100 (200/50/200, multiple mode, the
 default multipliers) and the portfolio n = 50 (100/25/1000, static on the risk block, the
-protocol's multipliers). Each run: at most ``--epochs`` epochs, validated every epoch, patience
-20, Gurobi where licensed. Prints one line per run and a summary (mean ± 95% CI over seeds);
-saves ``runs.csv`` and ``summary.md`` under ``--out``.
+protocol's multipliers). Each run: at most ``--epochs`` epochs, validated every
+``--eval-every`` epochs, stopped after ``--patience`` validations without improvement, Gurobi
+where licensed. Prints one line per run and a summary (mean ± 95% CI over seeds); saves
+``runs.csv`` and ``summary.md`` under ``--out``, keeping the runs of problems not rerun.
 
-    python benchmarks/bench_imle_noise.py --seeds 0 1 2
+    python benchmarks/bench_imle_noise.py --problems knapsack
+    python benchmarks/bench_imle_noise.py --problems portfolio
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ def main() -> None:
     ap.add_argument("--configs", nargs="+", default=CONFIGS, help="SCALE:SIGMA, SCALE one of none, costs, unit")
     ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     ap.add_argument("--epochs", type=int, default=300)
+    ap.add_argument("--eval-every", type=int, default=5)
+    ap.add_argument("--patience", type=int, default=4)
     ap.add_argument("--out", default="benchmarks/results/imle_noise")
     a = ap.parse_args()
     out = Path(a.out)
@@ -61,7 +65,8 @@ def main() -> None:
                     main=s.main if mode == "static" else None,
                     epochs=a.epochs,
                     val=val,
-                    patience=20,
+                    eval_every=a.eval_every,
+                    patience=a.patience,
                     lr=s.lr,
                     seed=seed,
                     progress=False,
@@ -71,13 +76,26 @@ def main() -> None:
                 row = dict(problem=name, config=config, seed=seed, test_regret=test, epochs=fit.epochs)
                 rows.append(row)
                 print(f"{name} {config} seed {seed}: test {test:.3f}% ({fit.epochs} epochs)", flush=True)
+    save(out, [r for r in load(out) if r["problem"] not in a.problems] + rows)
+
+
+def load(out: Path) -> list[dict[str, object]]:
+    """The runs already saved under ``out`` (an earlier invocation's other problems are kept)."""
+    if not (out / "runs.csv").exists():
+        return []
+    with open(out / "runs.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def save(out: Path, rows: list[dict[str, object]]) -> None:
+    """``runs.csv`` and ``summary.md`` (mean ± 95% CI per problem and setting) under ``out``."""
     with open(out / "runs.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w = csv.DictWriter(f, fieldnames=["problem", "config", "seed", "test_regret", "epochs"])
         w.writeheader()
         w.writerows(rows)
     lines = ["| problem | scale:σ | test regret % (mean ± 95% CI) | seeds |", "|---|---|---|---|"]
-    for name in a.problems:
-        for config in a.configs:
+    for name in dict.fromkeys(str(r["problem"]) for r in rows):
+        for config in dict.fromkeys(str(r["config"]) for r in rows if r["problem"] == name):
             vals = [float(str(r["test_regret"])) for r in rows if r["problem"] == name and r["config"] == config]
             m, ci = mean_ci(vals)
             lines.append(f"| {name} | {config} | {m:.3f} ± {ci:.3f} | {len(vals)} |")

@@ -28,7 +28,8 @@ methods: {GRAMMAR}
   lava           adjacent-vertex alignment (solver-free; linear problems)
   ld:...         the paper's LD losses: method spo+ | imle | exact (closed form, quadratic
                  main block), mode static | multiple, loss L1 | L2; ':scaled' rescales the
-                 main subproblem to the costs' scale
+                 main subproblem to the costs' scale, ':unit' to its own (I-MLE's noise
+                 relative to the main objective)
 budgets: without --budget every run trains at most --epochs epochs, validated every
   --eval-every epochs, and stops after --patience validations without improvement: the
   same seed gives the same numbers whatever the machine's load. --budget S bounds the

@@ -2,8 +2,9 @@
 
 Names: ``mse``; ``spo+``, ``imle`` (the full problem, PyEPO's losses over our adapter); ``cave``,
 ``cave+``, ``lava`` (solver-free, over the true optima; linear problems);
-``ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>[:scaled]`` — the paper's LD methods (``:scaled``
-rescales the main subproblem, :class:`ldopt_torch.LDLoss` ``scale="costs"``).
+``ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>[:scaled|:unit]`` — the paper's LD methods
+(``:scaled`` rescales the main subproblem to the costs, :class:`ldopt_torch.LDLoss`
+``scale="costs"``; ``:unit`` to its own scale, ``scale="unit"``: I-MLE's noise relative to it).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ LDMethod = Literal["spo+", "imle", "exact"]
 Mode = Literal["static", "multiple"]
 Loss = Literal["L1", "L2"]
 BASELINES: tuple[str, ...] = ("mse", "spo+", "imle", "cave", "cave+", "lava")
-GRAMMAR = "mse | spo+ | imle | cave | cave+ | lava | ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>[:scaled]"
+GRAMMAR = "mse | spo+ | imle | cave | cave+ | lava | ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>[:scaled|:unit]"
+SUFFIXES = {"scaled": "costs", "unit": "unit"}  # a method name's last part → LDLoss's scale
 
 
 @dataclass(frozen=True)
@@ -33,7 +35,7 @@ class MethodSpec:
     method: LDMethod | None = None
     mode: Mode = "static"
     loss: Loss | None = None
-    scaled: bool = False
+    scale: str = "none"  # LDLoss's scale: "none", "costs" (``:scaled``) or "unit" (``:unit``)
 
     @property
     def label(self) -> str:
@@ -43,7 +45,8 @@ class MethodSpec:
                 self.kind
             ]
         m = {"spo+": "SPO+", "imle": "IMLE", "exact": "Exact"}[self.method or ""]
-        return f"LD({m}, {self.mode}, {self.loss}{', scaled' if self.scaled else ''})"
+        suffix = {"none": "", "costs": ", scaled", "unit": ", unit"}[self.scale]
+        return f"LD({m}, {self.mode}, {self.loss}{suffix})"
 
     @property
     def needs_optima(self) -> bool:
@@ -67,11 +70,12 @@ def parse_method(name: str) -> MethodSpec:
         and parts[1] in get_args(LDMethod)
         and parts[2] in get_args(Mode)
         and parts[3] in get_args(Loss)
-        and (len(parts) == 4 or parts[4] == "scaled")
+        and (len(parts) == 4 or parts[4] in SUFFIXES)
     )
     if not ok:
         raise InputError(f"method: expected {GRAMMAR}, got {name!r}")
-    return MethodSpec(name, "ld", cast(LDMethod, parts[1]), cast(Mode, parts[2]), cast(Loss, parts[3]), len(parts) == 5)
+    scale = SUFFIXES[parts[4]] if len(parts) == 5 else "none"
+    return MethodSpec(name, "ld", cast(LDMethod, parts[1]), cast(Mode, parts[2]), cast(Loss, parts[3]), scale)
 
 
 def label(name: str) -> str:
@@ -89,6 +93,4 @@ def loss_for(spec: MethodSpec, setup: Any, solver: str, time_limit: float | None
         return CaVELoss(setup.problem, plus=spec.kind == "cave+"), "static"
     if spec.kind == "lava":
         return LAVALoss(setup.problem), "static"
-    return LDLoss(
-        setup.dec, spec.method or "spo+", spec.loss or "L1", scale="costs" if spec.scaled else "none"
-    ), spec.mode
+    return LDLoss(setup.dec, spec.method or "spo+", spec.loss or "L1", scale=spec.scale), spec.mode

@@ -62,6 +62,14 @@ def dynamic(folder: str, method: str) -> str:
     return f"{cell(entries['static'])} | {cell(entries['20:10:1'])}"
 
 
+def noise(problem: str, config: str) -> str:
+    """``mean ± CI`` of one setting of ``bench_imle_noise.py``'s runs."""
+    with (RESULTS / "imle_noise" / "runs.csv").open() as fh:
+        vals = [float(r["test_regret"]) for r in csv.DictReader(fh) if (r["problem"], r["config"]) == (problem, config)]
+    mean, half = mean_ci(vals)
+    return f"{mean:.3f} ± {half:.3f}"
+
+
 def readme_row(section: str, first_cells: str) -> str:
     """The README table row under heading-or-paragraph ``section`` whose first cells are
     ``first_cells`` (one cell, or several joined by ``" | "``)."""
@@ -70,7 +78,7 @@ def readme_row(section: str, first_cells: str) -> str:
     k = first_cells.count(" | ") + 1
     for line in README[at:].splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if line.startswith("|") and " | ".join(cells[:k]) == first_cells:
+        if line.lstrip().startswith("|") and " | ".join(cells[:k]) == first_cells:
             return line
     raise AssertionError(f"README has no row {first_cells!r} after {section!r}")
 
@@ -94,6 +102,7 @@ PORTFOLIO = "Portfolio n = 50, the paper's protocol"
 MULTIPLIERS = "### Which multipliers to train on"
 MULTIPLIERS_300 = "| multipliers at n = 300 |"
 DYNAMIC = "### Multipliers that follow the model"
+NOISE = "I-MLE's noise has a fixed scale"
 L1, L2 = "ld:spo+:multiple:L1", "ld:imle:multiple:L2"
 
 CLAIMS = [
@@ -136,6 +145,18 @@ CLAIMS = [
             ("LD(IMLE, static, L2)", "ld:imle:static:L2"),
             ("LD(Exact, static, L1)", "ld:exact:static:L1"),
             ("LD(Exact, static, L2)", "ld:exact:static:L2"),
+            ("LD(IMLE, static, L1), noise relative (`:unit`)", "ld:imle:static:L1:unit"),
+            ("LD(IMLE, static, L2), noise relative (`:unit`)", "ld:imle:static:L2:unit"),
+        ]
+    ),
+    *(
+        Claim(NOISE, label, (lambda c=config: f"{noise('knapsack', c)} | {noise('portfolio', c)}"))
+        for label, config in [
+            ("`none:1` (the reference)", "none:1"),
+            ("`costs:1`", "costs:1"),
+            ("`unit:0.1`", "unit:0.1"),
+            ("`unit:0.3`", "unit:0.3"),
+            ("`unit:1`", "unit:1"),
         ]
     ),
     *(

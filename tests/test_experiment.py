@@ -28,7 +28,9 @@ def test_method_names_parse_and_reject():
     assert experiment.parse_method("spo+").kind == "spo+"
     with pytest.raises(ldopt.InputError, match="ld:<spo\\+\\|imle\\|exact>"):
         experiment.parse_method("ld:spo:static:L1")
-    assert experiment.parse_method("ld:imle:multiple:L1:scaled").scaled
+    assert experiment.parse_method("ld:imle:multiple:L1:scaled").scale == "costs"
+    unit = experiment.parse_method("ld:imle:static:L2:unit")
+    assert (unit.scale, unit.label) == ("unit", "LD(IMLE, static, L2, unit)")
     assert experiment.label("ld:imle:multiple:L1:scaled") == "LD(IMLE, multiple, L1, scaled)"
     with pytest.raises(ldopt.InputError):
         experiment.parse_method("ld:imle:multiple:L1:big")
