@@ -21,9 +21,10 @@ Kind = Literal["mse", "spo+", "imle", "cave", "cave+", "lava", "ld"]
 LDMethod = Literal["spo+", "imle", "exact"]
 Mode = Literal["static", "multiple"]
 Loss = Literal["L1", "L2"]
+Scale = Literal["none", "costs", "unit"]  # LDLoss's scale
 BASELINES: tuple[str, ...] = ("mse", "spo+", "imle", "cave", "cave+", "lava")
 GRAMMAR = "mse | spo+ | imle | cave | cave+ | lava | ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>[:scaled|:unit]"
-SUFFIXES = {"scaled": "costs", "unit": "unit"}  # a method name's last part → LDLoss's scale
+SUFFIXES: dict[str, Scale] = {"scaled": "costs", "unit": "unit"}  # a method name's last part → its scale
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class MethodSpec:
     method: LDMethod | None = None
     mode: Mode = "static"
     loss: Loss | None = None
-    scale: str = "none"  # LDLoss's scale: "none", "costs" (``:scaled``) or "unit" (``:unit``)
+    scale: Scale = "none"  # ``:scaled`` → "costs", ``:unit`` → "unit"
 
     @property
     def label(self) -> str:
@@ -74,7 +75,7 @@ def parse_method(name: str) -> MethodSpec:
     )
     if not ok:
         raise InputError(f"method: expected {GRAMMAR}, got {name!r}")
-    scale = SUFFIXES[parts[4]] if len(parts) == 5 else "none"
+    scale: Scale = SUFFIXES[parts[4]] if len(parts) == 5 else "none"
     return MethodSpec(name, "ld", cast(LDMethod, parts[1]), cast(Mode, parts[2]), cast(Loss, parts[3]), scale)
 
 

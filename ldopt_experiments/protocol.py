@@ -67,7 +67,7 @@ def portfolio_setup(
     p = ldopt.Problem.from_pyomo(model, model.c)
     tr, va, te = splits(feats, ret.astype(float), (train, val, test))
     dec = ldopt.decompose(p)
-    risk = next(k for k in range(dec.num_blocks) if dec.block(k).describe() == "risk")
+    risk = next(k for k in range(dec.num_blocks) if [r.component for r in dec.block(k).compiled.rows] == ["risk"])
     return Setup("portfolio", assets, p, dec, tr, va, te, lr=2e-3, main=risk, dual=dict(mu0="symmetric"))
 
 
