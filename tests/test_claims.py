@@ -99,6 +99,7 @@ LARGE = "MKP at ten times the paper's size"
 LARGEST = "Fifty times the paper's size"
 FAMILIES = "**Five more families**"
 PORTFOLIO = "Portfolio n = 50, the paper's protocol"
+PORTFOLIO_200 = "At n = 200, where the paper's LD(SPO+, static, L1) fails"
 MULTIPLIERS = "### Which multipliers to train on"
 MULTIPLIERS_300 = "| multipliers at n = 300 |"
 DYNAMIC = "### Multipliers that follow the model"
@@ -146,6 +147,16 @@ CLAIMS = [
             ("LD(Exact, static, L1)", "ld:exact:static:L1"),
             ("LD(Exact, static, L2)", "ld:exact:static:L2"),
             ("LD(IMLE, static, L1), noise relative (`:unit`)", "ld:imle:static:L1:unit"),
+            ("LD(IMLE, static, L2), noise relative (`:unit`)", "ld:imle:static:L2:unit"),
+        ]
+    ),
+    *(
+        Claim(
+            PORTFOLIO_200, label, (lambda m=method: ci("portfolio200_epochs", m) + " " + ttb("portfolio200_epochs", m))
+        )
+        for label, method in [
+            ("MSE", "mse"),
+            ("LD(SPO+, static, L1)", "ld:spo+:static:L1"),
             ("LD(IMLE, static, L2), noise relative (`:unit`)", "ld:imle:static:L2:unit"),
         ]
     ),
