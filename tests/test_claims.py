@@ -45,6 +45,12 @@ def single(folder: str, method: str) -> str:
     return f"{float(r['test_regret']):.3f} (≤ {float(r['test_upper']):.3f})"
 
 
+def one(folder: str, method: str) -> str:
+    """One run's test regret and time to best."""
+    (r,) = rows(folder, method)
+    return f"{float(r['test_regret']):.3f} ({float(r['time_to_best']):.1f} s)"
+
+
 def summary(folder: str, config: str, method: str) -> str:
     entries = json.loads((RESULTS / folder / "summary.json").read_text())
     (e,) = [e for e in entries if e["config"] == config]
@@ -100,6 +106,7 @@ LARGEST = "Fifty times the paper's size"
 FAMILIES = "**Five more families**"
 PORTFOLIO = "Portfolio n = 50, the paper's protocol"
 PORTFOLIO_200 = "At n = 200, where the paper's LD(SPO+, static, L1) fails"
+PORTFOLIO_400 = "And at n = 400, one seed so far"
 MULTIPLIERS = "### Which multipliers to train on"
 MULTIPLIERS_300 = "| multipliers at n = 300 |"
 DYNAMIC = "### Multipliers that follow the model"
@@ -159,6 +166,10 @@ CLAIMS = [
             ("LD(SPO+, static, L1)", "ld:spo+:static:L1"),
             ("LD(IMLE, static, L2), noise relative (`:unit`)", "ld:imle:static:L2:unit"),
         ]
+    ),
+    *(
+        Claim(PORTFOLIO_400, label, (lambda m=method: one("portfolio400_epochs", m)))
+        for label, method in [("MSE", "mse"), ("LD(SPO+, static, L1)", "ld:spo+:static:L1")]
     ),
     *(
         Claim(NOISE, label, (lambda c=config: f"{noise('knapsack', c)} | {noise('portfolio', c)}"))
