@@ -192,7 +192,7 @@ def _one_run(
             data,
             loss,
             mode=mode,
-            main=setup.main if mode == "static" and spec.kind == "ld" else None,
+            main=setup.main,  # fit reads it only for a static LD loss
             epochs=opts.epochs,
             time_budget=train_budget,
             val=validator,

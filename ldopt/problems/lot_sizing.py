@@ -83,7 +83,10 @@ def gen_data(
 def _check(demands: Any, capacity: Any, setup_times: Any, setup_costs: Any, holding_costs: Any) -> tuple[Any, ...]:
     d = checks.real_array("demands", demands)
     if d.ndim != 2 or not d.size or (d < 0).any():
-        raise InputError(f"demands: expected a nonnegative (items, periods) array, got shape {d.shape}")
+        raise InputError(
+            f"demands: expected a nonnegative (items, periods) array, got shape {d.shape} with minimum "
+            f"{d.min() if d.size else 'none'}"
+        )
     ni = d.shape[0]
     if ni > 6:
         raise InputError(f"demands: expected at most 6 items (a capacity row's setups are enumerated), got {ni}")
