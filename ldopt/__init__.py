@@ -2,7 +2,7 @@
 
 from . import cache, parallel, problems, regret, solvers, threads
 from .decomposition import Block, Decomposition, decompose
-from .dual import DualResult
+from .dual import DualResult, LagrangianBound, lagrangian_bound
 from .errors import (
     CacheError,
     ConstraintError,
@@ -33,6 +33,7 @@ __all__ = [
     "DecompositionError",
     "DualResult",
     "InputError",
+    "LagrangianBound",
     "LdoptError",
     "ModelError",
     "ObjectiveError",
@@ -46,6 +47,7 @@ __all__ = [
     "VariableError",
     "cache",
     "decompose",
+    "lagrangian_bound",
     "parallel",
     "problems",
     "regret",

@@ -104,7 +104,9 @@ def experiment_parser(prog: str = "ldopt experiment") -> argparse.ArgumentParser
         default=None,
         help="subgradient iterations of the multipliers (per run); default LDDataset's: 30, or 300 with --dual shared",
     )
-    ap.add_argument("--dual-step", choices=["polyak", "adam"], default="polyak", help="default polyak")
+    ap.add_argument(
+        "--dual-step", choices=["polyak", "adam", "master"], default="polyak", help="default polyak; master: exact"
+    )
     ap.add_argument(
         "--dynamic",
         type=dynamic_option,

@@ -3,7 +3,6 @@ the multiplier identities, the executor, and the errors."""
 
 from __future__ import annotations
 
-import itertools
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
@@ -11,8 +10,7 @@ import pyomo.environ as pyo
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from models import linear_model, row_model
-from scipy.optimize import linprog
+from models import bound_from_multipliers, ld_dual_value, linear_model, row_model
 
 import ldopt
 from ldopt.problems import facility, knapsack, portfolio, set_cover, shift_scheduling, shortest_path
@@ -28,55 +26,6 @@ def _knapsack_problem(seed, n=8, rows=3):
 
 # HiGHS stops within its internal tolerances (seen: 8e-7 below the DP's and Gurobi's optimum)
 HIGHS_ATOL = 1e-5
-
-
-def _bound_from_multipliers(dec, r, d, sense):
-    """B_d recomputed from μ^(d) alone: main block at q + Σμ, block k at −μ_k (HiGHS solves)."""
-    mu = r.multipliers(d)
-    others = [k for k in range(dec.num_blocks) if k != d]
-    sign = 1.0 if sense == "max" else -1.0
-    total = 0.0
-    main = r.main_objective(d)
-    total = sign * dec.block(d).problem.solve(sign * main, solver="highs").objective
-    for j, k in enumerate(others):
-        total = total + sign * dec.block(k).problem.solve(sign * -mu[:, j], solver="highs").objective
-    return total
-
-
-def _ld_dual_value(problem, dec, costs, sense="max"):
-    """The LD dual optimum: opt of q·x over the intersection of the blocks' convex hulls (an LP)."""
-    cm = problem.compiled
-    n = cm.num_vars
-    grids = [range(int(cm.var_lb[j]), int(cm.var_ub[j]) + 1) for j in range(n)]
-    pts = np.array(list(itertools.product(*grids)), float)
-    hulls = []
-    for b in dec.blocks:
-        feas = b.problem.violation(pts) <= 1e-9
-        hulls.append(pts[feas])
-    sizes = [len(h) for h in hulls]
-    nv = n + sum(sizes)
-    out = []
-    for c in np.atleast_2d(costs):
-        obj = np.zeros(nv)
-        obj[:n] = -c if sense == "max" else c
-        A_eq, b_eq = [], []
-        off = n
-        for h in hulls:  # x = H' w, Σw = 1
-            for j in range(n):
-                row = np.zeros(nv)
-                row[j] = 1.0
-                row[off : off + len(h)] = -h[:, j]
-                A_eq.append(row)
-                b_eq.append(0.0)
-            row = np.zeros(nv)
-            row[off : off + len(h)] = 1.0
-            A_eq.append(row)
-            b_eq.append(1.0)
-            off += len(h)
-        bounds = [(cm.var_lb[j], cm.var_ub[j]) for j in range(n)] + [(0, None)] * sum(sizes)
-        res = linprog(obj, A_eq=np.array(A_eq), b_eq=np.array(b_eq), bounds=bounds, method="highs")
-        out.append(-res.fun if sense == "max" else res.fun)
-    return np.array(out)
 
 
 @settings(max_examples=24, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -97,7 +46,7 @@ def test_weak_duality_for_every_decomposition(seed, rows, step, mode):
     for d in range(dec.num_blocks):
         assert r.multipliers(d).shape == (5, rows - 1, 8)
         np.testing.assert_allclose(r.main_objective(d), costs + r.multipliers(d).sum(axis=1), atol=1e-9)
-        B_d = _bound_from_multipliers(dec, r, d, "max")
+        B_d = bound_from_multipliers(dec, r, d, "max")
         np.testing.assert_allclose(B_d, r.bound_of(d), rtol=1e-9, atol=HIGHS_ATOL)
         assert (B_d >= opt - HIGHS_ATOL).all()
         x_d = r.main_solution(d)
@@ -112,11 +61,11 @@ def test_weak_duality_for_every_decomposition(seed, rows, step, mode):
     assert (p.violation(r.primal_x) <= 1e-9).all()
 
 
-def test_shared_and_independent_reach_the_ld_dual_value():
+def test_shared_and_independent_reach_theld_dual_value():
     p, rng = _knapsack_problem(7, n=6, rows=3)
     dec = ldopt.decompose(p)
     costs = rng.integers(1, 20, (4, 6)).astype(float)
-    ld = _ld_dual_value(p, dec, costs)
+    ld = ld_dual_value(p, dec, costs)
     shared = dec.dual(costs, iterations=1500, tol=0.0, progress=False)
     indep = dec.dual(costs, iterations=1500, tol=0.0, independent=True, progress=False)
     assert (shared.bound >= ld - 1e-7).all() and (indep.bound >= ld - 1e-7).all()
@@ -156,7 +105,7 @@ def test_minimisation_with_equality_rows(blocks):
     assert (r.bound <= opt + 1e-7).all()  # a lower bound for a minimisation
     assert (np.diff(r.history, axis=0) >= -1e-12).all()
     for d in range(dec.num_blocks):
-        B_d = _bound_from_multipliers(dec, r, d, "min")
+        B_d = bound_from_multipliers(dec, r, d, "min")
         np.testing.assert_allclose(B_d, r.bound_of(d), rtol=1e-9, atol=HIGHS_ATOL)
         assert (B_d <= opt + HIGHS_ATOL).all()
     ok = ~np.isnan(r.primal_objective)

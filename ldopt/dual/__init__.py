@@ -9,10 +9,20 @@ decomposition at once (:mod:`.forms`). Step rules, stopping and parallelism: :mo
 """
 
 from ..decomposition import install_dual_solver
+from .master import LagrangianBound, lagrangian_bound
 from .result import DualResult
 from .settings import DualMode, DualSettings, StepRule
 from .solve import solve_chunk, solve_dual
 
 install_dual_solver(solve_dual)
 
-__all__ = ["DualMode", "DualResult", "DualSettings", "StepRule", "solve_chunk", "solve_dual"]
+__all__ = [
+    "DualMode",
+    "DualResult",
+    "DualSettings",
+    "LagrangianBound",
+    "StepRule",
+    "lagrangian_bound",
+    "solve_chunk",
+    "solve_dual",
+]

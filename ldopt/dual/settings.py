@@ -11,7 +11,7 @@ from .. import checks
 from ..errors import InputError
 
 DualMode = Literal["shared", "independent", "joint"]
-StepRule = Literal["polyak", "adam"]
+StepRule = Literal["polyak", "adam", "master"]
 Start = Literal["symmetric"]  # the μ-form's start at the shared λ = q/m (see solve_dual)
 SolverChoice = str | tuple[str, ...] | tuple[tuple[int, str], ...]  # all blocks, one per block, {block: name}
 
@@ -49,7 +49,8 @@ class DualSettings:
     ``mode``: ``"shared"`` (one symmetric solve for every decomposition), ``"independent"`` (the
     paper's one μ-form run per decomposition) or ``"joint"`` (one μ-form run whose per-block
     penalties serve every decomposition). ``lr``: the step scale (Polyak's α₀, default 2, or
-    Adam's learning rate, default 0.01). ``mu0``: the μ-forms' start, a number (the paper's 1) or
+    Adam's learning rate, default 0.01; unused by ``step="master"``, column generation, whose
+    ``iterations`` are pricing rounds). ``mu0``: the μ-forms' start, a number (the paper's 1) or
     ``"symmetric"`` (every block's objective ``q/m``, the shared solve's start).
     """
 

@@ -26,6 +26,7 @@ from ..primal import PrimalHeuristic
 from ..progress import enabled
 from ..threads import map_ranges, num_threads, split
 from .forms import Joint, MuForm, Shared
+from .master import column_generation
 from .result import DualResult, pad_rows
 from .run import subgradient_run
 from .settings import DualMode, DualSettings, Start, StepRule
@@ -63,6 +64,8 @@ def solve_chunk(
         else [Joint(m) if settings.mode == "joint" else Shared(m)]
     )
     independent = settings.mode == "independent"
+    if settings.step == "master":
+        return _master_chunk(dec, q, offset, settings, solvers, heuristic, deadline, bar, warm, t0)
     starts = [None if warm is None else warm[:, d] if independent else warm for d in range(len(forms))]
     runs = [
         subgradient_run(f, solvers, q, settings, deadline, heuristic, p_val, p_x, bar, w)
@@ -95,6 +98,61 @@ def solve_chunk(
         primal_objective=np.where(np.isfinite(p_val), sign * p_val + offset, np.nan),
         primal_x=p_x,
         iterations=used,
+        seconds=time.perf_counter() - t0,
+        step=settings.step,
+        solvers=[s.name for s in solvers],
+    )
+
+
+def _master_chunk(
+    dec: Decomposition,
+    q: np.ndarray,
+    offset: np.ndarray,
+    settings: DualSettings,
+    solvers: list[Any],
+    heuristic: PrimalHeuristic,
+    deadline: float,
+    bar: Any,
+    warm: np.ndarray | None,
+    t0: float,
+) -> DualResult:
+    """``step="master"``: the dual optimum by column generation (:mod:`.master`). Every run of every
+    mode has that optimum, so it is computed once and stored in the mode's layout: decomposition
+    ``d`` gets ``λ_k = λ*_k`` for every block (independent: ``μ_k = −λ*_k``; joint: ``ν_k = −λ*_k``)."""
+    p = dec.problem
+    m = dec.num_blocks
+    B, n = q.shape
+    start = None
+    if warm is not None:  # the kept multipliers as shared ones, projected onto Σ_k λ_k = q
+        lam0 = warm[:, 0] if settings.mode == "independent" else warm
+        start = Shared(m).project(np.array(lam0, dtype=float), q)
+    runs = m if settings.mode == "independent" else 1
+    run = column_generation(
+        dec, q, solvers, iterations=settings.iterations, tol=settings.tol, deadline=deadline,
+        start=start, bar=bar, bar_step=runs,
+    )  # fmt: skip
+    p_val = np.full(B, -np.inf)
+    p_x = np.full((B, n), np.nan)
+    heuristic.update(q, run.X, p_val, p_x, np.arange(B))
+    lam_u = p.sign * run.lam
+    if settings.mode == "shared":
+        lam, bounds = lam_u, run.best[:, None]
+    elif settings.mode == "joint":
+        lam, bounds = lam_u, np.repeat(run.best[:, None], m, axis=1)
+    else:
+        lam, bounds = np.repeat(lam_u[:, None], m, axis=1), np.repeat(run.best[:, None], m, axis=1)
+    history = run.history if len(run.history) else run.best[None, :]
+    return DualResult(
+        sense=p.sense,
+        mode=settings.mode,
+        lam=lam,
+        main=lam_u,
+        main_x=run.X,
+        run_bounds=p.sign * bounds + offset[:, None],
+        history=p.sign * history + offset[None, :],
+        primal_objective=np.where(np.isfinite(p_val), p.sign * p_val + offset, np.nan),
+        primal_x=p_x,
+        iterations=max(1, len(run.history)),
         seconds=time.perf_counter() - t0,
         step=settings.step,
         solvers=[s.name for s in solvers],
@@ -151,7 +209,11 @@ def solve_dual(
     ``"joint"`` (one run from ``μ = mu0`` whose penalties serve every decomposition, ``2m`` block
     solves an iteration). ``iterations`` caps the subgradient steps (per run); an instance stops
     early once its bound is within ``tol`` (relative) of the best primal value or its copies
-    agree. ``step``: ``"polyak"`` or ``"adam"`` (the reference's, ``lr`` 0.01). ``solver``: one
+    agree. ``step``: ``"polyak"``, ``"adam"`` (the reference's, ``lr`` 0.01) or ``"master"``: the
+    exact dual optimum by column generation (:mod:`ldopt.dual.master`; ``iterations`` caps its
+    pricing rounds), which needs no primal value and is the one rule that converges where no
+    feasible point is found (flow, fixed-charge and lot-sizing rows); every mode then stores the
+    same optimum for every decomposition. ``solver``: one
     name for every block, a list with one per block, or ``{block: name}`` (``"auto"``: an exact
     oracle where one fits). ``time_limit``: seconds per chunk. ``mu0="symmetric"`` starts the μ-form
     runs where the shared solve starts (every block's objective ``q/m``) instead of at ``μ = 1``,

@@ -1,0 +1,318 @@
+"""The exact Lagrangian dual bound by column generation (Dantzig–Wolfe), without any primal.
+
+For a decomposition into blocks ``X_k``, the best Lagrangian bound (max form) is
+
+    LD* = min_{Σλ_k = q} Σ_k max_{x∈X_k} λ_k·x = max { q·x : x ∈ ∩_k conv(X_k) },
+
+the "LP relaxation of the decomposition". The master LP keeps, per block, the points ``x_kj``
+its oracle returned and asks for one ``x`` that is a convex combination of each block's points:
+
+    max q·x − M·Σ(s⁺ + s⁻)  s.t.  x_i − Σ_j α_kj x_kj,i + s⁺_ki − s⁻_ki = 0  (i in block k's support)
+                                  Σ_j α_kj = 1,  α ≥ 0,  lb ≤ x ≤ ub.
+
+Its row duals are multipliers ``λ_k`` (on the block's support; the box takes the rest of ``q``).
+Pricing solves every block at them with the block's own solver, batched over instances, and adds
+the points that beat the block's convexity dual. Two bounds close in on ``LD*``: every priced
+``λ`` gives a valid upper bound (the box as one more block), and a master optimum without slack
+(``s = 0``) is a point of ``∩_k conv(X_k)`` whose value is a lower bound. Their difference
+certifies the bound with no feasible primal at all. The slack penalty ``M`` (a box ``|λ| ≤ M`` in
+the dual) grows tenfold whenever the master ends with slack. Pricing at a point between the best
+multipliers and the master's (Wentges smoothing) damps the master duals' oscillation.
+
+The master is a HiGHS LP per instance, solved warm after each round of columns: exact, but
+heavier per iteration than a subgradient step. It is the reference that subgradient runs are
+measured against (``benchmarks/bench_dual_gap.py``) and the start ``dec.dual(..., warm=...)`` can
+continue from.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import highspy
+import numpy as np
+
+from .. import checks
+from ..decomposition import Decomposition
+from ..errors import DecompositionError, SolverError
+from ..progress import enabled
+
+
+@dataclass
+class LagrangianBound:
+    """The exact Lagrangian bound of each instance (user's sense), with its certificate.
+
+    ``bound``: the best Lagrangian bound found (valid: from multipliers ``lam``). ``certificate``:
+    the master's value at a slack-free optimum, a bound from the other side (``nan`` where none was
+    reached), so that ``|bound − certificate|`` is the certified gap to ``LD*``. ``lam``: shared
+    multipliers ``(B, m, n)`` in the user's sense with ``Σ_k λ_k = q(c)``; ``iterations`` and
+    ``columns`` per instance; ``converged``: the relative gap reached ``tol``.
+    """
+
+    bound: np.ndarray
+    certificate: np.ndarray
+    lam: np.ndarray
+    iterations: np.ndarray
+    columns: np.ndarray
+    converged: np.ndarray
+    seconds: float
+
+    @property
+    def gap(self) -> np.ndarray:
+        """The certified relative gap ``|bound − certificate| / max(1, |bound|)`` (``inf`` without one)."""
+        g = np.abs(self.bound - self.certificate) / np.maximum(1.0, np.abs(self.bound))
+        return np.where(np.isfinite(g), g, np.inf)
+
+
+def _supports(dec: Decomposition) -> list[np.ndarray]:
+    """The variables each block's rows touch (its linear and quadratic terms)."""
+    out = []
+    for b in dec.blocks:
+        idx = [r.index for r in b.compiled.rows]
+        idx += [np.flatnonzero(np.abs(r.P).sum(axis=0) > 0) for r in b.compiled.rows if r.P is not None]
+        out.append(np.unique(np.concatenate(idx)).astype(int) if idx else np.zeros(0, dtype=int))
+    return out
+
+
+class _Master:
+    """One instance's master LP in HiGHS (max form), grown a column at a time."""
+
+    def __init__(self, q: np.ndarray, lb: np.ndarray, ub: np.ndarray, supports: list[np.ndarray], penalty: float):
+        self.h = h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("threads", 1)
+        h.setOptionValue("presolve", "off")  # a warm primal simplex after each round of columns:
+        h.setOptionValue("simplex_strategy", 4)  # new columns leave the basis primal feasible
+        inf = highspy.kHighsInf
+        n, m = len(q), len(supports)
+        self.supports = supports
+        self.first = np.cumsum([0] + [len(s) for s in supports])  # each block's first link row
+        links = int(self.first[-1])
+        self.links, self.m = links, m
+        h.changeObjectiveSense(highspy.ObjSense.kMaximize)
+        h.addRows(links + m, np.r_[np.zeros(links), np.ones(m)], np.r_[np.zeros(links), np.ones(m)], 0, [], [], [])
+        touched = np.zeros(n, dtype=bool)
+        for s in supports:
+            touched[s] = True
+        # x is free where a block's convex hull bounds it; the box holds only untouched variables
+        lo = np.where(touched | ~np.isfinite(lb), -inf, lb)
+        hi = np.where(touched | ~np.isfinite(ub), inf, ub)
+        rows_of: list[list[int]] = [[] for _ in range(n)]
+        for k, s in enumerate(supports):
+            for t, i in enumerate(s):
+                rows_of[i].append(self.first[k] + t)
+        starts: list[int] = []
+        index: list[int] = []
+        for i in range(n):  # x_i: +1 in every link row of i
+            starts.append(len(index))
+            index.extend(rows_of[i])
+        h.addCols(n, q, lo, hi, len(index), np.array(starts), np.array(index, dtype=np.int32), np.ones(len(index)))
+        r = np.arange(links, dtype=np.int32)  # slacks s⁺ (+1) and s⁻ (−1) per link row
+        self.slack0 = n
+        h.addCols(
+            2 * links, np.full(2 * links, -penalty), np.zeros(2 * links), np.full(2 * links, inf), 2 * links,
+            np.arange(2 * links, dtype=np.int32), np.r_[r, r], np.r_[np.ones(links), -np.ones(links)],
+        )  # fmt: skip
+        self.n = n
+        self.columns = 0
+
+    def add(self, k: int, x: np.ndarray) -> None:
+        """Point ``x`` of block ``k``: −x on its link rows, 1 on its convexity row."""
+        s = self.supports[k]
+        rows = np.r_[self.first[k] + np.arange(len(s)), self.links + k].astype(np.int32)
+        vals = np.r_[-x[s], 1.0]
+        keep = vals != 0
+        self.h.addCol(0.0, 0.0, highspy.kHighsInf, int(keep.sum()), rows[keep], vals[keep])
+        self.columns += 1
+
+    def penalise(self, penalty: float) -> None:
+        """Set the slacks' cost to ``−penalty``."""
+        cols = np.arange(self.slack0, self.slack0 + 2 * self.links, dtype=np.int32)
+        self.h.changeColsCost(len(cols), cols, np.full(len(cols), -penalty))
+
+    def solve(self) -> tuple[float, float, np.ndarray]:
+        """The master's value, its total slack and the link rows' duals."""
+        h = self.h
+        h.run()
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:  # once more, from no basis
+            h.clearSolver()
+            h.run()
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            status = h.modelStatusToString(h.getModelStatus())
+            raise SolverError(f"the master LP of the Lagrangian bound: expected an optimum, got {status}")
+        sol = h.getSolution()
+        col = np.asarray(sol.col_value)
+        slack = float(col[self.slack0 : self.slack0 + 2 * self.links].sum())
+        dual = np.asarray(sol.row_dual)
+        return h.getInfo().objective_function_value, slack, dual[: self.links]
+
+
+@dataclass
+class MasterRun:
+    """What column generation keeps per instance (max form): the best multipliers, their bound and
+    the blocks' solutions there, the master's certificate, and the best bound per round."""
+
+    best: np.ndarray  # (B,)
+    lam: np.ndarray  # (B, m, n), Σ_k λ_k = q
+    X: np.ndarray  # (B, m, n): every block's solution at lam
+    certificate: np.ndarray  # (B,), -inf where no slack-free master optimum was reached
+    iterations: np.ndarray  # (B,)
+    columns: np.ndarray  # (B,)
+    history: np.ndarray  # (rounds, B)
+
+
+def column_generation(
+    dec: Decomposition,
+    q: np.ndarray,
+    solvers: list[Any],
+    *,
+    iterations: int,
+    tol: float,
+    smoothing: float = 0.5,
+    deadline: float = np.inf,
+    start: np.ndarray | None = None,
+    bar: Any = None,
+    bar_step: int = 1,
+) -> MasterRun:
+    """Column generation for objectives ``q`` ``(B, n)`` (max form) with the block ``solvers``;
+    ``start``: multipliers ``(B, m, n)`` summing to ``q`` to price first (default ``q/m``)."""
+    B, n = q.shape
+    m = dec.num_blocks
+    cm = dec.problem.compiled
+    supports = _supports(dec)
+    penalty = np.maximum(np.abs(q).sum(axis=1), 1.0)
+    masters = [_Master(q[b], cm.var_lb, cm.var_ub, supports, penalty[b]) for b in range(B)]
+    best_lam = np.repeat(q[:, None, :] / m, m, axis=1)
+    best_X = np.zeros((B, m, n))
+    best = _price(solvers, best_lam, best_X, masters, np.arange(B))
+    if start is not None:
+        X = np.zeros((B, m, n))
+        warm = _price(solvers, start, X, masters, np.arange(B))
+        use = warm < best
+        best[use], best_lam[use], best_X[use] = warm[use], start[use], X[use]
+    cert = np.full(B, -np.inf)
+    its = np.zeros(B, dtype=int)
+    active = np.ones(B, dtype=bool)
+    history = np.empty((iterations, B))
+    done = 0
+    for it in range(iterations):
+        idx = np.flatnonzero(active)
+        if not len(idx) or time.perf_counter() > deadline:
+            break
+        lam = np.zeros((len(idx), m, n))
+        for t, b in enumerate(idx):
+            value, slack, link = masters[b].solve()
+            if slack <= 1e-9 * max(1.0, abs(value)):
+                cert[b] = max(cert[b], value)
+            elif value >= best[b] - tol * max(1.0, abs(best[b])):  # the box |λ| ≤ M binds: widen it
+                penalty[b] *= 10.0
+                masters[b].penalise(penalty[b])
+            lam[t] = _spread(link, supports, masters[b].first, q[b], m)
+        its[idx] += 1
+        point = lam if smoothing == 0 else smoothing * best_lam[idx] + (1 - smoothing) * lam
+        X = np.zeros((len(idx), m, n))
+        bounds = _price(solvers, point, X, masters, idx)
+        if smoothing:  # where the smoothed point does not improve, price the master's own duals too
+            stuck = np.flatnonzero(bounds >= best[idx])
+            if len(stuck):
+                Xs = np.zeros((len(stuck), m, n))
+                direct = _price(solvers, lam[stuck], Xs, masters, idx[stuck])
+                imp = direct < bounds[stuck]
+                bounds[stuck[imp]], point[stuck[imp]], X[stuck[imp]] = direct[imp], lam[stuck[imp]], Xs[imp]
+        better = bounds < best[idx]
+        bi = idx[better]
+        best[bi], best_lam[bi], best_X[bi] = bounds[better], point[better], X[better]
+        history[it] = best
+        done = it + 1
+        gap = best[idx] - cert[idx]
+        active[idx[gap <= tol * np.maximum(1.0, np.abs(best[idx]))]] = False
+        if bar is not None:
+            bar.update(bar_step)
+    cols = np.array([mm.columns for mm in masters])
+    return MasterRun(best, best_lam, best_X, cert, its, cols, history[:done])
+
+
+def lagrangian_bound(
+    dec: Decomposition,
+    costs: Any,
+    *,
+    iterations: int = 500,
+    tol: float = 1e-6,
+    smoothing: float = 0.5,
+    solver: Any = "auto",
+    time_limit: float | None = None,
+    progress: bool = True,
+) -> LagrangianBound:
+    """The exact Lagrangian dual bound ``LD*`` of ``dec`` for each cost vector, by column generation.
+
+    ``iterations``: pricing rounds at most (each solves every block once per instance and the
+    master LPs). ``tol``: the relative gap between the bound and the master's certificate at
+    which an instance stops. ``smoothing`` (in ``[0, 1)``): Wentges' weight of the best
+    multipliers in the pricing point (0: plain Dantzig–Wolfe). ``solver``: the block solvers, as
+    for ``dec.dual``. ``time_limit``: seconds for the whole batch. See the module docstring;
+    ``dec.dual(..., step="master")`` runs the same algorithm and returns a :class:`DualResult`.
+    """
+    checks.instance("dec", dec, Decomposition, "an ldopt.Decomposition (ldopt.decompose(problem))")
+    c, _ = dec.problem.check_costs(costs)
+    iterations = checks.positive_int("iterations", iterations)
+    tol = checks.nonnegative("tol", tol)
+    smoothing = checks.finite("smoothing", smoothing)
+    if not 0.0 <= smoothing < 1.0:
+        raise DecompositionError(f"smoothing: expected a weight in [0, 1), got {smoothing}")
+    time_limit = checks.positive_or_none("time_limit", time_limit, " (seconds)")
+    progress = checks.boolean("progress", progress)
+    t0 = time.perf_counter()
+    p = dec.problem
+    sign = p.sign
+    q = sign * p.objective_coefficients(c)
+    bar = _bar(iterations, len(c), progress)
+    try:
+        run = column_generation(
+            dec, q, dec.block_solvers(solver), iterations=iterations, tol=tol, smoothing=smoothing,
+            deadline=t0 + time_limit if time_limit else np.inf, bar=bar,
+        )  # fmt: skip
+    finally:
+        if bar is not None:
+            bar.close()
+    offset = p.compiled.k0 + c @ p.compiled.r
+    gap = run.best - run.certificate
+    return LagrangianBound(
+        bound=sign * run.best + offset,
+        certificate=np.where(np.isfinite(run.certificate), sign * run.certificate + offset, np.nan),
+        lam=sign * run.lam,
+        iterations=run.iterations,
+        columns=run.columns,
+        converged=gap <= tol * np.maximum(1.0, np.abs(run.best)),
+        seconds=time.perf_counter() - t0,
+    )
+
+
+def _spread(link: np.ndarray, supports: list[np.ndarray], first: np.ndarray, q: np.ndarray, m: int) -> np.ndarray:
+    """Shared multipliers ``(m, n)`` from the link rows' duals (HiGHS's sign: ∂value/∂rhs, so that
+    ``Σ_k λ_k = q`` on every variable a block touches): block ``k``'s on its support, and ``q`` of
+    the variables no block touches spread evenly over the blocks."""
+    lam = np.zeros((m, len(q)))
+    for k, s in enumerate(supports):
+        lam[k, s] = link[first[k] : first[k + 1]]
+    lam += (q - lam.sum(axis=0)) / m  # nonzero only on variables that no block touches
+    return lam
+
+
+def _price(solvers: list[Any], lam: np.ndarray, X: np.ndarray, masters: list[_Master], idx: np.ndarray) -> np.ndarray:
+    """Solve every block at ``lam`` ``(b, m, n)`` for instances ``idx`` into ``X`` ``(b, m, n)``,
+    add each block's point to its master, and return the Lagrangian bounds ``Σ_k max λ_k·x``."""
+    for k, s in enumerate(solvers):
+        s.argmax(lam[:, k], out=X[:, k])
+        for t, b in enumerate(idx):
+            masters[b].add(k, X[t, k])
+    return np.einsum("bkn,bkn->b", lam, X)
+
+
+def _bar(total: int, B: int, progress: bool) -> Any:
+    if not enabled(progress):
+        return None
+    from tqdm.auto import tqdm  # noqa: PLC0415
+
+    return tqdm(total=total, desc=f"Lagrangian bound ({B} instances)", leave=False, dynamic_ncols=True)
