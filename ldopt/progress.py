@@ -21,3 +21,12 @@ def progress_bar(iterable: Iterable[T], enable: bool = True, **kwargs: Any) -> I
     from tqdm.auto import tqdm  # noqa: PLC0415
 
     return tqdm(iterable, leave=False, dynamic_ncols=True, **kwargs)
+
+
+def counting_bar(total: int, desc: str, enable: bool = True) -> Any:
+    """A ``tqdm`` bar of ``total`` steps, advanced by hand (``None`` when silenced)."""
+    if not enabled(enable):
+        return None
+    from tqdm.auto import tqdm  # noqa: PLC0415
+
+    return tqdm(total=total, desc=desc, leave=False, dynamic_ncols=True)

@@ -154,3 +154,14 @@ def bound_from_multipliers(dec, r, d, sense):
     for j, k in enumerate(others):
         total = total + sign * dec.block(k).problem.solve(sign * -mu[:, j], solver="highs").objective
     return total
+
+
+def portfolio_instances(num: int, assets: int, seed: int = 3):
+    """A small portfolio problem, its decomposition, returns and CVXPY's exact optima."""
+    import ldopt  # noqa: PLC0415
+    from ldopt.problems import portfolio  # noqa: PLC0415
+
+    cov, _, ret = portfolio.gen_data(num, 5, assets, deg=4, seed=seed)
+    model = portfolio.build_model(cov)
+    p = ldopt.Problem.from_pyomo(model, model.c)
+    return p, ldopt.decompose(p), ret, p.solve(ret, solver="cvxpy").objective

@@ -10,10 +10,10 @@ import pyomo.environ as pyo
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from models import bound_from_multipliers, ld_dual_value, linear_model, row_model
+from models import bound_from_multipliers, ld_dual_value, linear_model, portfolio_instances, row_model
 
 import ldopt
-from ldopt.problems import facility, knapsack, portfolio, set_cover, shift_scheduling, shortest_path
+from ldopt.problems import facility, knapsack, set_cover, shift_scheduling, shortest_path
 
 
 def _knapsack_problem(seed, n=8, rows=3):
@@ -127,11 +127,7 @@ def test_general_integer_and_continuous_variables():
 
 
 def test_portfolio_decomposition_bounds():
-    cov, _, ret = portfolio.gen_data(6, 5, 20, deg=4, seed=3)
-    m = portfolio.build_model(cov)
-    p = ldopt.Problem.from_pyomo(m, m.c)
-    dec = ldopt.decompose(p)
-    opt = p.solve(ret, solver="cvxpy").objective
+    _, dec, ret, opt = portfolio_instances(6, 20)
     r = dec.dual(ret, iterations=200, progress=False)
     assert (r.bound >= opt - 1e-6 * np.abs(opt)).all()
     assert (r.gap[np.isfinite(r.gap)] >= -1e-9).all()

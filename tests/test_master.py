@@ -9,10 +9,10 @@ import pyomo.environ as pyo
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from models import bound_from_multipliers, ld_dual_value, linear_model
+from models import bound_from_multipliers, ld_dual_value, linear_model, portfolio_instances
 
 import ldopt
-from ldopt.problems import knapsack, portfolio
+from ldopt.problems import knapsack
 from ldopt_experiments import protocol
 
 ATOL = 1e-5  # HiGHS's LP and MIP tolerances
@@ -113,7 +113,8 @@ def test_a_warm_start_is_priced_first():
     dec = ldopt.decompose(p)
     cold = dec.dual(costs, step="master", progress=False)
     warm = dec.dual(costs, step="master", warm=cold, progress=False)
-    np.testing.assert_allclose(warm.bound, cold.bound, rtol=1e-9)
+    # both stop once certified within tol = 1e-6 (relative) of LD*, not at the same digits
+    np.testing.assert_allclose(warm.bound, cold.bound, rtol=2e-6)
     assert warm.iterations <= cold.iterations
 
 
@@ -130,11 +131,7 @@ def test_bad_settings_are_refused():
 
 def test_a_quadratic_block_converges_to_the_convex_optimum():
     """The portfolio's risk row is convex: the decomposition has no gap, and the master closes it."""
-    cov, _, ret = portfolio.gen_data(3, 5, 12, deg=4, seed=3)
-    model = portfolio.build_model(cov)
-    p = ldopt.Problem.from_pyomo(model, model.c)
-    dec = ldopt.decompose(p)
-    opt = p.solve(ret, solver="cvxpy").objective
+    _, dec, ret, opt = portfolio_instances(3, 12)
     r = ldopt.lagrangian_bound(dec, ret, progress=False)
     assert r.converged.all()
     assert (r.bound >= opt - 1e-7).all()

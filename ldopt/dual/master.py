@@ -8,21 +8,21 @@ the "LP relaxation of the decomposition". The master LP keeps, per block, the po
 its oracle returned and asks for one ``x`` that is a convex combination of each block's points:
 
     max q·x − M·Σ(s⁺ + s⁻)  s.t.  x_i − Σ_j α_kj x_kj,i + s⁺_ki − s⁻_ki = 0  (i in block k's support)
-                                  Σ_j α_kj = 1,  α ≥ 0,  lb ≤ x ≤ ub.
+                                  Σ_j α_kj = 1,  α ≥ 0,  lb ≤ x ≤ ub where no block touches x_i.
 
-Its row duals are multipliers ``λ_k`` (on the block's support; the box takes the rest of ``q``).
-Pricing solves every block at them with the block's own solver, batched over instances, and adds
-the points that beat the block's convexity dual. Two bounds close in on ``LD*``: every priced
-``λ`` gives a valid upper bound (the box as one more block), and a master optimum without slack
+Its row duals are multipliers ``λ_k`` on the block's support (``q`` of the variables no block
+touches is spread over the blocks). Pricing solves every block at them with the block's own
+solver, batched over instances, and adds each block's point to the master. Two bounds close in
+on ``LD*``: every priced ``λ`` gives a valid upper bound, and a master optimum without slack
 (``s = 0``) is a point of ``∩_k conv(X_k)`` whose value is a lower bound. Their difference
 certifies the bound with no feasible primal at all. The slack penalty ``M`` (a box ``|λ| ≤ M`` in
 the dual) grows tenfold whenever the master ends with slack. Pricing at a point between the best
 multipliers and the master's (Wentges smoothing) damps the master duals' oscillation.
 
 The master is a HiGHS LP per instance, solved warm after each round of columns: exact, but
-heavier per iteration than a subgradient step. It is the reference that subgradient runs are
-measured against (``benchmarks/bench_dual_gap.py``) and the start ``dec.dual(..., warm=...)`` can
-continue from.
+heavier per iteration than a subgradient step, and slow on dense rows (the MKP's), whose master
+has ``m·n`` link rows. It is the reference that subgradient runs are measured against
+(``benchmarks/bench_dual_gap.py``), and ``dec.dual(..., step="master")`` runs it.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ import numpy as np
 from .. import checks
 from ..decomposition import Decomposition
 from ..errors import DecompositionError, SolverError
-from ..progress import enabled
+from ..progress import counting_bar
 
 
 @dataclass
@@ -90,7 +90,7 @@ class _Master:
         self.supports = supports
         self.first = np.cumsum([0] + [len(s) for s in supports])  # each block's first link row
         links = int(self.first[-1])
-        self.links, self.m = links, m
+        self.links = links
         h.changeObjectiveSense(highspy.ObjSense.kMaximize)
         h.addRows(links + m, np.r_[np.zeros(links), np.ones(m)], np.r_[np.zeros(links), np.ones(m)], 0, [], [], [])
         touched = np.zeros(n, dtype=bool)
@@ -115,7 +115,6 @@ class _Master:
             2 * links, np.full(2 * links, -penalty), np.zeros(2 * links), np.full(2 * links, inf), 2 * links,
             np.arange(2 * links, dtype=np.int32), np.r_[r, r], np.r_[np.ones(links), -np.ones(links)],
         )  # fmt: skip
-        self.n = n
         self.columns = 0
 
     def add(self, k: int, x: np.ndarray) -> None:
@@ -267,7 +266,7 @@ def lagrangian_bound(
     p = dec.problem
     sign = p.sign
     q = sign * p.objective_coefficients(c)
-    bar = _bar(iterations, len(c), progress)
+    bar = counting_bar(iterations, f"Lagrangian bound ({len(c)} instances)", progress)
     try:
         run = column_generation(
             dec, q, dec.block_solvers(solver), iterations=iterations, tol=tol, smoothing=smoothing,
@@ -308,11 +307,3 @@ def _price(solvers: list[Any], lam: np.ndarray, X: np.ndarray, masters: list[_Ma
         for t, b in enumerate(idx):
             masters[b].add(k, X[t, k])
     return np.einsum("bkn,bkn->b", lam, X)
-
-
-def _bar(total: int, B: int, progress: bool) -> Any:
-    if not enabled(progress):
-        return None
-    from tqdm.auto import tqdm  # noqa: PLC0415
-
-    return tqdm(total=total, desc=f"Lagrangian bound ({B} instances)", leave=False, dynamic_ncols=True)

@@ -23,21 +23,13 @@ from .. import cache, checks, parallel
 from ..decomposition import Decomposition
 from ..errors import DecompositionError, InputError
 from ..primal import PrimalHeuristic
-from ..progress import enabled
+from ..progress import counting_bar
 from ..threads import map_ranges, num_threads, split
 from .forms import Joint, MuForm, Shared
 from .master import column_generation
 from .result import DualResult, pad_rows
 from .run import subgradient_run
 from .settings import DualMode, DualSettings, Start, StepRule
-
-
-def _progress_bar(total: int, desc: str, progress: bool) -> Any:
-    if not enabled(progress):
-        return None
-    from tqdm.auto import tqdm  # noqa: PLC0415
-
-    return tqdm(total=total, desc=desc, leave=False, dynamic_ncols=True)
 
 
 def solve_chunk(
@@ -55,17 +47,17 @@ def solve_chunk(
     m = dec.num_blocks
     B, n = q.shape
     heuristic = PrimalHeuristic(p)
+    deadline = t0 + settings.time_limit if settings.time_limit else np.inf
+    if settings.step == "master":
+        return _master_chunk(dec, q, offset, settings, solvers, heuristic, deadline, bar, warm, t0)
     p_val = np.full(B, -np.inf)
     p_x = np.full((B, n), np.nan)
-    deadline = t0 + settings.time_limit if settings.time_limit else np.inf
     forms = (
         [MuForm(m, d) for d in range(m)]
         if settings.mode == "independent"
         else [Joint(m) if settings.mode == "joint" else Shared(m)]
     )
     independent = settings.mode == "independent"
-    if settings.step == "master":
-        return _master_chunk(dec, q, offset, settings, solvers, heuristic, deadline, bar, warm, t0)
     starts = [None if warm is None else warm[:, d] if independent else warm for d in range(len(forms))]
     runs = [
         subgradient_run(f, solvers, q, settings, deadline, heuristic, p_val, p_x, bar, w)
@@ -265,7 +257,7 @@ def _on_threads(
     ranges = split(len(c), num_threads())
     runs = dec.num_blocks if settings.mode == "independent" else 1
     desc = f"dual ({len(c)} instances, {dec.num_blocks} blocks, {len(ranges)} threads)"
-    bar = _progress_bar(settings.iterations * runs * len(ranges), desc, progress)
+    bar = counting_bar(settings.iterations * runs * len(ranges), desc, progress)
     try:
         return DualResult.concat(
             map_ranges(lambda s, e: solve_chunk(dec, c[s:e], settings, bar, _rows(warm, s, e)), ranges)
