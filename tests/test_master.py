@@ -4,6 +4,7 @@ for every decomposition's multipliers, and converged on the families where no pr
 
 from __future__ import annotations
 
+import highspy
 import numpy as np
 import pyomo.environ as pyo
 import pytest
@@ -137,3 +138,15 @@ def test_a_quadratic_block_converges_to_the_convex_optimum():
     assert (r.bound >= opt - 1e-7).all()
     np.testing.assert_allclose(r.bound, opt, rtol=1e-5)
     assert (r.bound <= dec.dual(ret, iterations=100, progress=False).bound + 1e-9).all()
+
+
+def test_the_master_runs_after_highs_has_started_its_threads_elsewhere():
+    """Regression: HiGHS keeps one global thread pool, and an LP that asks for another thread count
+    than an earlier solve's is refused ("Not Set"); the master must not ask for one."""
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 2)
+    h.addVar(0.0, 1.0)
+    h.run()
+    p, costs = _knapsack(2, 6, 2)
+    assert ldopt.lagrangian_bound(ldopt.decompose(p), costs, progress=False).converged.all()

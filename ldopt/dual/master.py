@@ -82,7 +82,6 @@ class _Master:
     def __init__(self, q: np.ndarray, lb: np.ndarray, ub: np.ndarray, supports: list[np.ndarray], penalty: float):
         self.h = h = highspy.Highs()
         h.setOptionValue("output_flag", False)
-        h.setOptionValue("threads", 1)
         h.setOptionValue("presolve", "off")  # a warm primal simplex after each round of columns:
         h.setOptionValue("simplex_strategy", 4)  # new columns leave the basis primal feasible
         inf = highspy.kHighsInf
