@@ -64,6 +64,13 @@ def _atomic_write(path: Path, write: Any) -> None:
         raise
 
 
+def write_text(path: str | Path, text: str) -> Path:
+    """Write ``text`` to ``path`` atomically: a reader sees the old file or the new one, never part."""
+    path = Path(path)
+    _atomic_write(path, lambda fh: fh.write(text.encode()))
+    return path
+
+
 def save(path: str | Path, arrays: dict[str, np.ndarray], header: dict[str, Any]) -> Path:
     """Write ``arrays`` to ``path`` (``.npz``) and ``header`` to ``path.json``, each atomically.
 

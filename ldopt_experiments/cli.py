@@ -105,7 +105,10 @@ def experiment_parser(prog: str = "ldopt experiment") -> argparse.ArgumentParser
         help="subgradient iterations of the multipliers (per run); default LDDataset's: 30, or 300 with --dual shared",
     )
     ap.add_argument(
-        "--dual-step", choices=["polyak", "adam", "master"], default="polyak", help="default polyak; master: exact"
+        "--dual-step",
+        choices=["polyak", "adam", "master", "auto"],
+        default="polyak",
+        help="default polyak; master: exact (column generation); auto: master where every block is narrow",
     )
     ap.add_argument(
         "--dynamic",
@@ -139,6 +142,11 @@ def experiment_parser(prog: str = "ldopt experiment") -> argparse.ArgumentParser
         "--curve-instances", type=int, default=200, help="test instances for the budget curves (0: none); default 200"
     )
     ap.add_argument("--out", default="results", help="output folder; default results")
+    ap.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the runs already saved in --out and train only the others (an interrupted run goes on)",
+    )
     ap.add_argument("--quiet", action="store_true", help="no progress bars or per-run lines")
     return ap
 
@@ -193,6 +201,7 @@ def experiment_main(argv: list[str] | None = None, prog: str = "ldopt experiment
         time_limit=a.time_limit,
         certify=a.certify,
         out=a.out,
+        resume=a.resume,
         progress=not a.quiet,
     )
     report(rows, a.out)

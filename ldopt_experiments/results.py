@@ -4,11 +4,14 @@ budget curves in ``curves.csv``, and Markdown tables in Table 1's layout."""
 from __future__ import annotations
 
 import csv
+import io
 import math
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from ldopt.cache import write_text
 
 from .methods import label
 from .paper import paper
@@ -18,15 +21,14 @@ TEXT_FIELDS = ("problem", "method", "label", "solver", "stopped", "dual")
 
 
 def save_rows(rows: list[Row], path: str | Path) -> Path:
-    """``rows`` as CSV at ``path`` (columns: the union of the rows' keys, in order of appearance)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="") as fh:
-        fields = list(dict.fromkeys(k for r in rows for k in r))  # rows saved before a column was added
-        w = csv.DictWriter(fh, fieldnames=fields, restval="")
-        w.writeheader()
-        w.writerows(rows)
-    return path
+    """``rows`` as CSV at ``path``, written atomically (columns: the union of the rows' keys, in order
+    of appearance)."""
+    fh = io.StringIO(newline="")
+    fields = list(dict.fromkeys(k for r in rows for k in r))  # rows saved before a column was added
+    w = csv.DictWriter(fh, fieldnames=fields, restval="")
+    w.writeheader()
+    w.writerows(rows)
+    return write_text(path, fh.getvalue())
 
 
 def load_rows(path: str | Path) -> list[Row]:

@@ -17,6 +17,7 @@ from typing import Any
 
 import torch
 
+from ldopt.cache import write_text
 from ldopt.errors import InputError
 from ldopt.regret import Optima, RegretReport, evaluate, optima
 from ldopt_torch import DynamicMultipliers, FitResult, LDDataset, OptDataset, Validator, fit
@@ -48,6 +49,7 @@ class RunOptions:
     certify: bool = False
     certify_iterations: int = 100
     out: str | Path | None = None
+    resume: bool = False
     progress: bool = True
 
 
@@ -78,25 +80,41 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
     ``time_limit``: seconds per full-problem solve (optima, validation and test decisions,
     full-problem training), so large problems are evaluated on incumbents with certified bounds;
     ``certify`` tightens the test optima's bounds by an LD dual bound.
+
+    Every finished run is saved at once (``runs/<run>.json``, merged into ``results.csv`` and
+    ``table.md``, each written atomically). ``resume=True`` keeps the runs already saved under
+    ``out`` and trains only the others, so an interrupted invocation goes on where it stopped; it
+    refuses a folder whose ``meta.json`` records other settings.
     """
     opts = RunOptions(**options)
     specs = {m: parse_method(m) for m in methods}
     out = Path(opts.out) if opts.out else None
+    if opts.resume:
+        _check_resumable(setup, opts, out)
     stages = _Stages()
+    if out:  # the settings first, so that a resume after an interruption is checked against them
+        _save_meta(setup, opts, out, stages)
     validator, test_opt = _evaluation(setup, opts, stages)
     ld_data, opt_data = _training_sets(setup, specs, opts, out, stages)
     rows: list[Row] = []
     curves: list[Row] = []
     for seed in seeds:
         for name, spec in specs.items():
+            saved = out / "runs" / f"{stem(setup.name, setup.size, name, seed)}.json" if out else None
+            if opts.resume and saved is not None and saved.exists():
+                rows.append(json.loads(saved.read_text()))
+                if opts.progress:
+                    print(f"  {spec.label:28s} seed {seed}: kept from {saved}", flush=True)
+                continue
             row, curve, result = _one_run(setup, spec, seed, opts, validator, test_opt, ld_data, opt_data, stages)
             rows.append(row)
             curves.extend(dict(problem=setup.name, size=setup.size, method=name, seed=seed, **c) for c in curve)
-            if out:
-                name_ = stem(setup.name, setup.size, name, seed)
-                result.save_history(out / "histories" / f"{name_}.csv", max_rows=400)
-                (out / "runs").mkdir(parents=True, exist_ok=True)
-                (out / "runs" / f"{name_}.json").write_text(json.dumps(row, indent=1))
+            if out and saved is not None:
+                result.save_history(out / "histories" / f"{saved.stem}.csv", max_rows=400)
+                write_text(saved, json.dumps(row, indent=1))
+                merged = merge_rows(out / "results.csv", [row])
+                save_rows(merged, out / "results.csv")
+                write_text(out / "table.md", table(merged))
             if opts.progress:
                 print(
                     f"  {spec.label:28s} seed {seed}: test regret {row['test_regret']:.3f}%  "
@@ -106,6 +124,33 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
     if out:
         _save(setup, rows, curves, opts, out, stages)
     return rows
+
+
+def _settings(setup: Setup, opts: RunOptions) -> dict[str, Any]:
+    """What ``meta.json`` records of a run's settings (the instances and every option that changes a
+    result)."""
+    kept = {k: v for k, v in asdict(opts).items() if k not in ("out", "progress", "resume")}
+    return json.loads(
+        json.dumps(dict(train=len(setup.train[1]), val=len(setup.val[1]), test=len(setup.test[1]), **kept), default=str)
+    )
+
+
+def _check_resumable(setup: Setup, opts: RunOptions, out: Path | None) -> None:
+    """Refuse to resume without a folder, or into one whose runs used other settings."""
+    if out is None:
+        raise InputError("resume=True: expected an output folder (out=...) to resume from, got none")
+    meta = out / "meta.json"
+    if not meta.exists():
+        return
+    saved = json.loads(meta.read_text())
+    now = _settings(setup, opts)
+    differ = sorted(k for k in now if k in saved and saved[k] != now[k])
+    if differ:
+        shown = ", ".join(f"{k}: {saved[k]!r} there, {now[k]!r} now" for k in differ)
+        raise InputError(
+            f"resume: {out} holds runs made with other settings ({shown}); "
+            "expected the same settings, or a fresh --out folder"
+        )
 
 
 def _evaluation(setup: Setup, opts: RunOptions, stages: _Stages) -> tuple[Validator, Optima]:
@@ -268,13 +313,11 @@ def _save(setup: Setup, rows: list[Row], curves: list[Row], opts: RunOptions, ou
     save_rows(merged, out / "results.csv")
     if curves:
         save_rows(merge_rows(out / "curves.csv", curves), out / "curves.csv")
-    (out / "table.md").write_text(table(merged))
-    settings = {k: v for k, v in asdict(opts).items() if k not in ("out", "progress")}
-    meta = dict(
-        train=len(setup.train[1]),
-        val=len(setup.val[1]),
-        test=len(setup.test[1]),
-        **settings,
-        stages=[dict(stage=s, seconds=t) for s, t in stages.items],
-    )
-    (out / "meta.json").write_text(json.dumps(meta, indent=1, default=str))
+    write_text(out / "table.md", table(merged))
+    _save_meta(setup, opts, out, stages)
+
+
+def _save_meta(setup: Setup, opts: RunOptions, out: Path, stages: _Stages) -> None:
+    """``meta.json``: the settings and the seconds of every stage so far."""
+    meta = dict(**_settings(setup, opts), stages=[dict(stage=s, seconds=t) for s, t in stages.items])
+    write_text(out / "meta.json", json.dumps(meta, indent=1))

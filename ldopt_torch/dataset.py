@@ -24,7 +24,7 @@ import torch
 
 from ldopt import Decomposition, DualResult, Problem, checks
 from ldopt import cache as ldcache
-from ldopt.dual import DualMode, DualSettings, StepRule
+from ldopt.dual import DualMode, DualSettings, resolve_step
 from ldopt.errors import CacheError, InputError, TornCacheError
 from ldopt.parallel import clear_checkpoint
 
@@ -135,7 +135,9 @@ class LDDataset(_Base):
     By default one joint μ-form run of 30 iterations (``mode="joint"``): on the MKP it trained
     LD(SPO+) and LD(IMLE) better than the paper's ``m`` runs of 100 iterations at about 1/30 of
     their cost (``benchmarks/bench_multipliers.py``); ``iterations`` defaults to 30 for the
-    μ-forms and 300 for ``"shared"``.
+    μ-forms and 300 for ``"shared"``. ``step``: the dual's step rule (``"polyak"``, ``"adam"``,
+    ``"master"``: exact multipliers by column generation, or ``"auto"``, which picks it for narrow
+    blocks; :func:`ldopt.dual.solve_dual`).
     Items carry ``index``, ``d``, ``features``, ``costs``, ``main_objective``
     (``λ_d = q(c) + Σ_{k≠d} μ_k``), ``main_solution`` (``x_d*``) and ``multipliers`` (``μ^(d)``,
     ``(m-1, n)``, built per batch). :meth:`view` selects the decomposition.
@@ -181,7 +183,11 @@ class LDDataset(_Base):
         self.dynamic = check_following(dynamic, mode)
         chunk_size = dual_options.pop("chunk_size", None)  # answers do not depend on it
         settings = DualSettings(
-            iterations=iterations, mode=cast(DualMode, mode), step=cast(StepRule, step), solver=solver, **dual_options
+            iterations=iterations,
+            mode=cast(DualMode, mode),
+            step=resolve_step(dec, step),
+            solver=solver,
+            **dual_options,
         )
         self.dual_settings = settings
         self.settings = settings.key()

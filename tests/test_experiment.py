@@ -12,6 +12,7 @@ torch = pytest.importorskip("torch", reason="the runner trains torch models (pip
 pytest.importorskip("pyepo", reason="full-problem baselines run through PyEPO (pip install 'ldopt[torch]')")
 
 import ldopt  # noqa: E402
+from ldopt_experiments import runner  # noqa: E402
 from ldopt_torch import experiment  # noqa: E402
 
 
@@ -128,6 +129,42 @@ def test_runner_passes_the_dual_options_to_the_training_sets(tmp_path):
     # each run's training set was built (and cached) by its own kind of dual solve
     headers = [json.loads(next((tmp_path / k / "cache").glob("lddata-*.json")).read_text()) for k in modes]
     assert [h["settings"]["mode"] for h in headers] == modes
+
+
+def test_runner_resumes_an_interrupted_invocation(tmp_path, monkeypatch):
+    out = tmp_path / "run"
+    args = ["knapsack", "--size", "10", "--train", "12", "--val", "5", "--test", "5", "--epochs", "2"]
+    args += ["--iterations", "10", "--curve-instances", "0", "--out", str(out), "--quiet"]
+    methods = ["--methods", "mse", "ld:spo+:multiple:L1"]
+    calls = []
+    one_run = runner._one_run
+
+    def interrupted(setup, spec, seed, *rest):
+        if len(calls) == 2:  # the third run of an invocation: the machine goes down
+            raise KeyboardInterrupt
+        calls.append((spec.name, seed))
+        return one_run(setup, spec, seed, *rest)
+
+    monkeypatch.setattr(runner, "_one_run", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        experiment.main([*args, *methods, "--seeds", "0", "1"])
+    # the two finished runs are saved, in results.csv and the table too
+    saved = experiment.load_rows(out / "results.csv")
+    assert [(r["method"], int(r["seed"])) for r in saved] == [("mse", 0), ("ld:spo+:multiple:L1", 0)]
+    first = (out / "runs" / "knapsack10-mse-seed0.json").read_text()
+    calls.clear()
+    rows = experiment.main([*args, *methods, "--seeds", "0", "1", "--resume"])
+    assert calls == [("mse", 1), ("ld:spo+:multiple:L1", 1)]  # only the runs not saved
+    assert len(rows) == 4 and len(experiment.load_rows(out / "results.csv")) == 4
+    assert (out / "runs" / "knapsack10-mse-seed0.json").read_text() == first
+    # a resume with other settings would mix incomparable runs: refused, naming the setting, also
+    # when the earlier invocation was interrupted before it finished
+    (out / "meta.json").unlink()
+    monkeypatch.setattr(runner, "_one_run", lambda *a: (_ for _ in ()).throw(KeyboardInterrupt))
+    with pytest.raises(KeyboardInterrupt):
+        experiment.main([*args, *methods, "--seeds", "2"])
+    with pytest.raises(ldopt.InputError, match="epochs: 2 there, 3 now"):
+        experiment.main([*[a if a != "2" else "3" for a in args], *methods, "--seeds", "2", "--resume"])
 
 
 def test_runner_portfolio_exact(tmp_path):

@@ -126,8 +126,28 @@ def test_bad_settings_are_refused():
         ldopt.lagrangian_bound(dec, costs, smoothing=1.0)
     with pytest.raises(ldopt.InputError, match="iterations"):
         ldopt.lagrangian_bound(dec, costs, iterations=0)
-    with pytest.raises(ldopt.InputError, match="master"):
+    with pytest.raises(ldopt.InputError, match=r"master.*auto"):
         dec.dual(costs, step="bundle")
+
+
+def test_auto_takes_the_master_for_narrow_blocks_and_polyak_for_wide_ones():
+    """``step="auto"``: the exact master where every block is narrow (the families, where Polyak has
+    no target), Polyak on the MKP's dense rows; the result names the rule it used, and so does the
+    training set's cache key."""
+    setup = protocol.FAMILIES["facility"](size=4, train=3, val=1, test=1)
+    C = setup.train[1]
+    auto = setup.dec.dual(C, step="auto", mode="independent", progress=False)
+    exact = setup.dec.dual(C, step="master", mode="independent", progress=False)
+    assert auto.step == "master"
+    np.testing.assert_array_equal(auto.run_bounds, exact.run_bounds)
+    wide, costs = _knapsack(3, ldopt.dual.MASTER_WIDTH + 1, 2)
+    polyak = ldopt.decompose(wide).dual(costs, step="auto", iterations=20, progress=False)
+    assert polyak.step == "polyak"
+    narrow, _ = _knapsack(3, ldopt.dual.MASTER_WIDTH, 2)
+    assert ldopt.dual.resolve_step(ldopt.decompose(narrow), "auto") == "master"
+    ldopt_torch = pytest.importorskip("ldopt_torch", reason="LDDataset needs torch (pip install 'ldopt[torch]')")
+    data = ldopt_torch.LDDataset(setup.dec, *setup.train, step="auto", mode="joint", progress=False)
+    assert data.settings["step"] == "master"
 
 
 def test_a_quadratic_block_converges_to_the_convex_optimum():

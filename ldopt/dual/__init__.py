@@ -9,20 +9,23 @@ decomposition at once (:mod:`.forms`). Step rules, stopping and parallelism: :mo
 """
 
 from ..decomposition import install_dual_solver
-from .master import LagrangianBound, lagrangian_bound
+from .master import MASTER_WIDTH, LagrangianBound, lagrangian_bound, resolve_step
 from .result import DualResult
-from .settings import DualMode, DualSettings, StepRule
+from .settings import DualMode, DualSettings, StepChoice, StepRule
 from .solve import solve_chunk, solve_dual
 
 install_dual_solver(solve_dual)
 
 __all__ = [
+    "MASTER_WIDTH",
     "DualMode",
     "DualResult",
     "DualSettings",
     "LagrangianBound",
+    "StepChoice",
     "StepRule",
     "lagrangian_bound",
+    "resolve_step",
     "solve_chunk",
     "solve_dual",
 ]

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast, get_args
 
 import highspy
 import numpy as np
@@ -38,6 +38,7 @@ from .. import checks
 from ..decomposition import Decomposition
 from ..errors import DecompositionError, SolverError
 from ..progress import counting_bar
+from .settings import StepChoice, StepRule
 
 
 @dataclass
@@ -64,6 +65,27 @@ class LagrangianBound:
         """The certified relative gap ``|bound − certificate| / max(1, |bound|)`` (``inf`` without one)."""
         g = np.abs(self.bound - self.certificate) / np.maximum(1.0, np.abs(self.bound))
         return np.where(np.isfinite(g), g, np.inf)
+
+
+MASTER_WIDTH = 32
+"""``step="auto"`` runs column generation where no block touches more variables than this."""
+
+
+def resolve_step(dec: Decomposition, step: str) -> StepRule:
+    """The step rule that ``step`` names for ``dec``: itself, or for ``"auto"`` column generation
+    (``"master"``) when every block touches at most :data:`MASTER_WIDTH` variables, else Polyak.
+
+    Column generation needs about as many pricing rounds as the widest block has variables
+    (measured: 26 rounds at width 4, 35 at 11, 102 at 21, over 200 at the MKP's 100), and it needs no
+    primal value: narrow rows — flows, assignments, fixed charges, rosters — are where the
+    subgradient rules stall for want of a feasible point. Wide dense rows (knapsacks) have a repair
+    heuristic that gives Polyak its target.
+    """
+    step = checks.choice("step", step, get_args(StepChoice))
+    if step != "auto":
+        return cast(StepRule, step)
+    widest = max((len(s) for s in _supports(dec)), default=0)
+    return "master" if widest <= MASTER_WIDTH else "polyak"
 
 
 def _supports(dec: Decomposition) -> list[np.ndarray]:

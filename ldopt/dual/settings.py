@@ -12,6 +12,7 @@ from ..errors import InputError
 
 DualMode = Literal["shared", "independent", "joint"]
 StepRule = Literal["polyak", "adam", "master"]
+StepChoice = Literal["polyak", "adam", "master", "auto"]  # "auto": resolved per decomposition (resolve_step)
 Start = Literal["symmetric"]  # the μ-form's start at the shared λ = q/m (see solve_dual)
 SolverChoice = str | tuple[str, ...] | tuple[tuple[int, str], ...]  # all blocks, one per block, {block: name}
 

@@ -26,10 +26,10 @@ from ..primal import PrimalHeuristic
 from ..progress import counting_bar
 from ..threads import map_ranges, num_threads, split
 from .forms import Joint, MuForm, Shared
-from .master import column_generation
+from .master import column_generation, resolve_step
 from .result import DualResult, pad_rows
 from .run import subgradient_run
-from .settings import DualMode, DualSettings, Start, StepRule
+from .settings import DualMode, DualSettings, Start, StepChoice
 
 
 def solve_chunk(
@@ -182,7 +182,7 @@ def solve_dual(
     *,
     mode: DualMode | None = None,
     independent: bool = False,
-    step: StepRule = "polyak",
+    step: StepChoice = "polyak",
     lr: float | None = None,
     mu0: float | Start = 1.0,
     tol: float = 1e-6,
@@ -201,11 +201,13 @@ def solve_dual(
     ``"joint"`` (one run from ``μ = mu0`` whose penalties serve every decomposition, ``2m`` block
     solves an iteration). ``iterations`` caps the subgradient steps (per run); an instance stops
     early once its bound is within ``tol`` (relative) of the best primal value or its copies
-    agree. ``step``: ``"polyak"``, ``"adam"`` (the reference's, ``lr`` 0.01) or ``"master"``: the
+    agree. ``step``: ``"polyak"``, ``"adam"`` (the reference's, ``lr`` 0.01), ``"master"``: the
     exact dual optimum by column generation (:mod:`ldopt.dual.master`; ``iterations`` caps its
     pricing rounds), which needs no primal value and is the one rule that converges where no
     feasible point is found (flow, fixed-charge and lot-sizing rows); every mode then stores the
-    same optimum for every decomposition. ``solver``: one
+    same optimum for every decomposition — or ``"auto"``: ``"master"`` where every block is narrow
+    (at most :data:`~ldopt.dual.master.MASTER_WIDTH` variables), else ``"polyak"``
+    (:func:`~ldopt.dual.master.resolve_step`; the result's ``step`` names the rule used). ``solver``: one
     name for every block, a list with one per block, or ``{block: name}`` (``"auto"``: an exact
     oracle where one fits). ``time_limit``: seconds per chunk. ``mu0="symmetric"`` starts the μ-form
     runs where the shared solve starts (every block's objective ``q/m``) instead of at ``μ = 1``,
@@ -231,7 +233,14 @@ def solve_dual(
     elif independent and mode != "independent":
         raise InputError(f"independent=True and mode={mode!r}: expected one of them, not both")
     settings = DualSettings(
-        iterations=iterations, mode=mode, step=step, lr=lr, mu0=mu0, tol=tol, time_limit=time_limit, solver=solver
+        iterations=iterations,
+        mode=mode,
+        step=resolve_step(dec, step),
+        lr=lr,
+        mu0=mu0,
+        tol=tol,
+        time_limit=time_limit,
+        solver=solver,
     )
     if len(c) == 0:
         raise InputError("costs: expected at least one cost vector, got an empty batch")
