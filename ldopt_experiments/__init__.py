@@ -6,7 +6,7 @@ from .curves import budget_curve, checkpoints
 from .methods import BASELINES, GRAMMAR, MethodSpec, label, parse_method
 from .paper import PAPER, paper
 from .protocol import Setup, knapsack_setup, portfolio_setup
-from .results import load_rows, mean_ci, merge_rows, save_rows, stem, table
+from .results import load_rows, mean_ci, merge_rows, paper_table, save_rows, stem, table
 from .runner import RunOptions, run
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "mean_ci",
     "merge_rows",
     "paper",
+    "paper_table",
     "parse_method",
     "portfolio_setup",
     "run",

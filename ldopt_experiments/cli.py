@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import ldopt
+from ldopt.cache import write_text
 from ldopt_torch import DynamicMultipliers
 
 from .methods import GRAMMAR
 from .plots import plot
 from .protocol import FAMILIES, Setup, knapsack_setup, portfolio_setup
-from .results import Row, load_rows, table
+from .results import Row, load_rows, paper_table, table
 from .runner import run
 
 EPILOG = f"""\
@@ -259,10 +260,28 @@ def main(argv: list[str] | None = None) -> None:
     if a.command == "experiment":
         experiment_main(argv[1:])
         return
-    tp = argparse.ArgumentParser(prog="ldopt table", description="Print a saved run's table and redraw its plots.")
-    tp.add_argument("folder")
-    folder = tp.parse_args(argv[1:]).folder
-    report(load_rows(Path(folder) / "results.csv"), folder)
+    tp = argparse.ArgumentParser(
+        prog="ldopt table",
+        description="Print a saved run's table and redraw its plots; --paper: Table 1's layout over several folders.",
+    )
+    tp.add_argument("folders", nargs="+", metavar="folder")
+    tp.add_argument(
+        "--paper",
+        action="store_true",
+        help="one table per problem in the paper's layout (methods × sizes, ours beside the paper's; lower in bold)",
+    )
+    tp.add_argument("--out", help="with --paper: also write the tables to this Markdown file")
+    t = tp.parse_args(argv[1:])
+    if not t.paper:
+        if len(t.folders) > 1 or t.out:
+            tp.error("several folders and --out need --paper")
+        report(load_rows(Path(t.folders[0]) / "results.csv"), t.folders[0])
+        return
+    rows = [r for f in t.folders for r in load_rows(Path(f) / "results.csv")]
+    text = "\n".join(paper_table(rows, p) for p in dict.fromkeys(r["problem"] for r in rows))
+    print(text, end="")
+    if t.out:
+        write_text(t.out, text)
 
 
 if __name__ == "__main__":

@@ -12,9 +12,10 @@ from typing import Any
 import numpy as np
 
 from ldopt.cache import write_text
+from ldopt.errors import InputError
 
 from .methods import label
-from .paper import paper
+from .paper import PAPER, paper
 
 Row = dict[str, Any]
 TEXT_FIELDS = ("problem", "method", "label", "solver", "stopped", "dual")
@@ -103,3 +104,51 @@ def table(rows: list[Row]) -> str:
             f"{rs[0]['multipliers_s']:.1f} | {eps:.1f} | {len(rs)} | {ref} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def paper_table(rows: list[Row], problem: str) -> str:
+    """Table 1's layout for ``problem``: one row per method (the paper's order, then any others),
+    and per size our test regret % (mean ± 95% CI over seeds, time to best) beside the paper's,
+    the lower of the two in bold. A column says its seeds when every run in it has the same count;
+    a cell whose count differs says its own."""
+    rows = [r for r in rows if r["problem"] == problem]
+    if not rows:
+        raise InputError(f"paper_table: expected runs of {problem!r}, got none")
+    sizes = sorted({int(r["size"]) for r in rows})
+    order = [m for (prob, _), methods in PAPER.items() if prob == problem for m in methods]
+    methods = list(dict.fromkeys([*order, *(r["method"] for r in rows)]))
+    runs: dict[tuple[int, str], list[Row]] = {(int(r["size"]), r["method"]): [] for r in rows}
+    for r in rows:
+        runs[(int(r["size"]), r["method"])].append(r)
+    methods = [m for m in methods if any((n, m) in runs for n in sizes)]
+    seeds = {n: {len(v) for (size, _), v in runs.items() if size == n} for n in sizes}
+    head, rule = ["| method |"], ["|---|"]
+    for n in sizes:
+        count = _seeds(next(iter(seeds[n]))) if len(seeds[n]) == 1 else ""
+        head.append(f" n = {n}{count} | paper |")
+        rule.append("---|---|")
+    lines = ["".join(head), "".join(rule)]
+    for m in methods:
+        cells = [f"| {label(m)} |"]
+        for n in sizes:
+            pr, pt = paper(problem, n, m)
+            ours = runs.get((n, m))
+            if not ours:
+                cells.append(" — |" + (f" {pr:.3f} ({pt:g} s) |" if pr is not None else " — |"))
+                continue
+            mean, half = mean_ci([float(r["test_regret"]) for r in ours])
+            t, _ = mean_ci([float(r["time_to_best"]) for r in ours])
+            spread = f" ± {half:.3f}" if len(ours) > 1 else ""
+            own = f"{mean:.3f}{spread} ({t:.1f} s)" + ("" if len(seeds[n]) == 1 else _seeds(len(ours)))
+            ref = "—" if pr is None else f"{pr:.3f} ({pt:g} s)"
+            if pr is not None and round(mean, 3) < pr:
+                own = f"**{own}**"
+            elif pr is not None and round(mean, 3) > pr:
+                ref = f"**{ref}**"
+            cells.append(f" {own} | {ref} |")
+        lines.append("".join(cells))
+    return "\n".join(lines) + "\n"
+
+
+def _seeds(k: int) -> str:
+    return f", {k} seed" + ("s" if k != 1 else "")

@@ -24,7 +24,7 @@ import torch
 
 from ldopt import Decomposition, DualResult, Problem, checks
 from ldopt import cache as ldcache
-from ldopt.dual import DualMode, DualSettings, resolve_step
+from ldopt.dual import DualMode, DualSettings, StepChoice, resolve_step
 from ldopt.errors import CacheError, InputError, TornCacheError
 from ldopt.parallel import clear_checkpoint
 
@@ -162,7 +162,7 @@ class LDDataset(_Base):
         *,
         cache: str | Path | None = None,
         solver: Any = "auto",
-        step: str = "polyak",
+        step: StepChoice = "polyak",
         independent: bool = False,
         mode: str | None = None,
         executor: Executor | None = None,

@@ -12,7 +12,7 @@ torch = pytest.importorskip("torch", reason="the runner trains torch models (pip
 pytest.importorskip("pyepo", reason="full-problem baselines run through PyEPO (pip install 'ldopt[torch]')")
 
 import ldopt  # noqa: E402
-from ldopt_experiments import runner  # noqa: E402
+from ldopt_experiments import cli, runner  # noqa: E402
 from ldopt_torch import experiment  # noqa: E402
 
 
@@ -54,6 +54,31 @@ def test_saved_rows_accumulate_across_columns(tmp_path):
         ("mse", 4.0, None),
         ("spo+", 3.0, 4692.0),
     ]
+
+
+def test_the_paper_layout_puts_ours_beside_the_paper_and_bolds_the_lower(tmp_path):
+    def row(size, method, seed, regret, time=1.0):
+        return dict(problem="knapsack", size=size, method=method, seed=seed, test_regret=regret, time_to_best=time)
+
+    rows = [row(100, "mse", s, v) for s, v in enumerate([4.0, 5.0, 6.0])]
+    rows += [row(100, "ld:spo+:multiple:L1", s, 3.0) for s in range(3)]  # the paper's 2.621 is lower
+    rows += [row(300, "mse", 0, 3.5, time=2.0), row(300, "ld:imle:multiple:L2:unit", 0, 2.0)]
+    text = experiment.paper_table(rows, "knapsack")
+    lines = text.splitlines()
+    assert lines[0] == "| method | n = 100, 3 seeds | paper | n = 300, 1 seed | paper |"
+    half = 4.302652729749464 / math.sqrt(3)  # t_{0.975, 2} · s / √3 with s = 1
+    assert lines[2] == f"| MSE | **5.000 ± {half:.3f} (1.0 s)** | 7.796 (270 s) | **3.500 (2.0 s)** | 6.774 (387 s) |"
+    spo = next(line for line in lines if line.startswith("| LD(SPO+, multiple, L1) |"))
+    assert spo == "| LD(SPO+, multiple, L1) | 3.000 ± 0.000 (1.0 s) | **2.621 (8 s)** | — | 2.179 (2485 s) |"
+    assert lines[-1].startswith("| LD(IMLE, multiple, L2, unit) | — | 2.376 (5293 s) | **2.000")  # others last
+    assert not any(line.startswith("| CaVE |") for line in lines)  # methods never run are left out
+    with pytest.raises(ldopt.InputError, match="expected runs of 'portfolio', got none"):
+        experiment.paper_table(rows, "portfolio")
+    # the command line: several folders into one file
+    for k, part in enumerate([rows[:6], rows[6:]]):
+        experiment.save_rows(part, tmp_path / f"f{k}" / "results.csv")
+    cli.main(["table", str(tmp_path / "f0"), str(tmp_path / "f1"), "--paper", "--out", str(tmp_path / "t.md")])
+    assert (tmp_path / "t.md").read_text() == text
 
 
 def test_runner_end_to_end_on_a_tiny_knapsack(tmp_path):
