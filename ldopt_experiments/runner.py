@@ -113,6 +113,11 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
                 result.save_history(out / "histories" / f"{saved.stem}.csv", max_rows=400)
                 write_text(saved, json.dumps(row, indent=1))
                 merged = merge_rows(out / "results.csv", [row])
+                # and any saved run missing there: another invocation writing into the same folder at
+                # the same time may have replaced results.csv between this one's read and write
+                have = {stem(r["problem"], r["size"], r["method"], r["seed"]) for r in merged}
+                lost = sorted(f for f in (out / "runs").glob("*.json") if f.stem not in have)
+                merged += [json.loads(f.read_text()) for f in lost]
                 save_rows(merged, out / "results.csv")
                 write_text(out / "table.md", table(merged))
             if opts.progress:

@@ -192,6 +192,18 @@ def test_runner_resumes_an_interrupted_invocation(tmp_path, monkeypatch):
         experiment.main([*[a if a != "2" else "3" for a in args], *methods, "--seeds", "2", "--resume"])
 
 
+def test_a_run_restores_rows_that_a_concurrent_invocation_overwrote(tmp_path):
+    out = tmp_path / "run"
+    args = ["knapsack", "--size", "10", "--train", "12", "--val", "5", "--test", "5", "--epochs", "2"]
+    args += ["--iterations", "10", "--curve-instances", "0", "--methods", "mse", "--out", str(out), "--quiet"]
+    experiment.main([*args, "--seeds", "0", "1"])
+    saved = experiment.load_rows(out / "results.csv")
+    experiment.save_rows(saved[:1], out / "results.csv")  # seed 1's row lost to a concurrent writer
+    experiment.main([*args, "--seeds", "2", "--resume"])
+    back = experiment.load_rows(out / "results.csv")
+    assert sorted(int(r["seed"]) for r in back) == [0, 1, 2]
+
+
 def test_runner_portfolio_exact(tmp_path):
     rows = experiment.main(
         [
