@@ -78,6 +78,7 @@ def main() -> None:
             curve_instances=0,
             out=out / cfg.replace(":", "_"),
             progress=False,
+            resume=not a.force,  # runs saved there are kept (delete one's runs/*.json to redo it)
         )
         entry = dict(config=cfg, **c)
         for method in METHODS:

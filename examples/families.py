@@ -1,14 +1,15 @@
-"""Beyond the paper's problems: shortest path, facility location, shift scheduling, set covering,
-lot sizing.
+"""Beyond the paper's problems: shortest path (one block per node, and two regions), facility
+location, shift scheduling, set covering, lot sizing.
 
 For each family (generated as in ``ldopt.problems``; 200 training, 50 validation and 200 test
 instances, degree-4 costs, a linear model), trains MSE, SPO+ on the full problem, LD(SPO+,
-multiple, L1) and LD(I-MLE, multiple, L2) for up to ``--epochs`` epochs with early stopping on the
-validation regret, and prints one table per family (no full-problem SPO+ for facility location and
-lot sizing, whose objectives are not c·x) and the regret of the constant mean-cost predictor. These are
-minimisations, where the default joint multipliers are poor (README, "Which multipliers"): the LD
-training sets use the shared dual with 300 Polyak steps. Results go to
-``results/families/<family>``.
+multiple, L1) and LD(I-MLE, multiple, L2) with the reference's λ = 10 and with λ = 100 for up
+to ``--epochs`` epochs with early stopping on the validation regret, and prints one table per
+family (no full-problem SPO+ for facility location and lot sizing, whose objectives are not c·x)
+and the regret of the constant mean-cost predictor. These are minimisations, where the default
+joint multipliers are poor (README, "Which multipliers"): the LD training sets use the shared dual
+with 300 Polyak steps. Results go to ``results/families/<family>``; ``--resume`` keeps the runs
+already there.
 
     python examples/families.py                        # every family, 3 seeds
     python examples/families.py --family set_cover --seeds 0
@@ -48,6 +49,8 @@ def main() -> None:
     ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     ap.add_argument("--workers", type=int, default=None, help="threads (default: every core)")
     ap.add_argument("--out", default="results/families")
+    ap.add_argument("--methods", nargs="+", default=None, help="methods (default: MSE, SPO+ where it fits, the two LD)")
+    ap.add_argument("--resume", action="store_true", help="keep the runs already saved and train only the others")
     a = ap.parse_args()
     root = Path(a.out)
     for family in a.family:
@@ -57,12 +60,13 @@ def main() -> None:
         full = ["spo+"] if setup.problem.compiled.identity_costs else []
         cli.example(
             setup,
-            ["mse", *full, "ld:spo+:multiple:L1", "ld:imle:multiple:L2"],
+            a.methods or ["mse", *full, "ld:spo+:multiple:L1", "ld:imle:multiple:L2", "ld:imle:multiple:L2:lam100"],
             a,
             patience=a.patience,
             eval_every=2,
             iterations=300,
             dual=dict(mode="shared"),
+            resume=a.resume,
         )
         constant_regret(setup, a.solver, Path(a.out))
 

@@ -30,7 +30,8 @@ methods: {GRAMMAR}
   ld:...         the paper's LD losses: method spo+ | imle | exact (closed form, quadratic
                  main block), mode static | multiple, loss L1 | L2; ':scaled' rescales the
                  main subproblem to the costs' scale, ':unit' to its own (I-MLE's noise
-                 relative to the main objective)
+                 relative to the main objective); ':lam100' sets I-MLE's λ (default 10,
+                 the reference's)
 budgets: without --budget every run trains at most --epochs epochs, validated every
   --eval-every epochs, and stops after --patience validations without improvement: the
   same seed gives the same numbers whatever the machine's load. --budget S bounds the

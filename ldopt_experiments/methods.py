@@ -2,9 +2,10 @@
 
 Names: ``mse``; ``spo+``, ``imle`` (the full problem, PyEPO's losses over our adapter); ``cave``,
 ``cave+``, ``lava`` (solver-free, over the true optima; linear problems);
-``ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>[:scaled|:unit]`` — the paper's LD methods
-(``:scaled`` rescales the main subproblem to the costs, :class:`ldopt_torch.LDLoss`
-``scale="costs"``; ``:unit`` to its own scale, ``scale="unit"``: I-MLE's noise relative to it).
+``ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>[:scaled|:unit][:lam<λ>]`` — the paper's LD
+methods (``:scaled`` rescales the main subproblem to the costs, :class:`ldopt_torch.LDLoss`
+``scale="costs"``; ``:unit`` to its own scale, ``scale="unit"``: I-MLE's noise relative to it;
+``:lam100``: I-MLE's target perturbation λ = 100 instead of the reference's 10).
 """
 
 from __future__ import annotations
@@ -23,7 +24,10 @@ Mode = Literal["static", "multiple"]
 Loss = Literal["L1", "L2"]
 Scale = Literal["none", "costs", "unit"]  # LDLoss's scale
 BASELINES: tuple[str, ...] = ("mse", "spo+", "imle", "cave", "cave+", "lava")
-GRAMMAR = "mse | spo+ | imle | cave | cave+ | lava | ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>[:scaled|:unit]"
+GRAMMAR = (
+    "mse | spo+ | imle | cave | cave+ | lava | ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>[:scaled|:unit][:lam<λ>]"
+)
+PAPER_LAMBDA = 10.0  # I-MLE's λ in the reference code (and LDLoss's default)
 SUFFIXES: dict[str, Scale] = {"scaled": "costs", "unit": "unit"}  # a method name's last part → its scale
 
 
@@ -37,6 +41,7 @@ class MethodSpec:
     mode: Mode = "static"
     loss: Loss | None = None
     scale: Scale = "none"  # ``:scaled`` → "costs", ``:unit`` → "unit"
+    lambd: float = PAPER_LAMBDA  # ``:lam<λ>``: I-MLE's λ
 
     @property
     def label(self) -> str:
@@ -47,6 +52,8 @@ class MethodSpec:
             ]
         m = {"spo+": "SPO+", "imle": "IMLE", "exact": "Exact"}[self.method or ""]
         suffix = {"none": "", "costs": ", scaled", "unit": ", unit"}[self.scale]
+        if self.lambd != PAPER_LAMBDA:
+            suffix += f", λ={self.lambd:g}"
         return f"LD({m}, {self.mode}, {self.loss}{suffix})"
 
     @property
@@ -65,18 +72,36 @@ def parse_method(name: str) -> MethodSpec:
     if name in BASELINES:
         return MethodSpec(name, cast(Kind, name))
     parts = name.split(":")
+    extra = parts[4:]
+    lam = _lambda(extra[-1]) if extra else None
+    if lam is not None:
+        extra = extra[:-1]
     ok = (
-        len(parts) in (4, 5)
+        len(parts) >= 4
         and parts[0] == "ld"
         and parts[1] in get_args(LDMethod)
         and parts[2] in get_args(Mode)
         and parts[3] in get_args(Loss)
-        and (len(parts) == 4 or parts[4] in SUFFIXES)
+        and len(extra) <= 1
+        and all(e in SUFFIXES for e in extra)
+        and (lam is None or parts[1] == "imle")
     )
     if not ok:
-        raise InputError(f"method: expected {GRAMMAR}, got {name!r}")
-    scale: Scale = SUFFIXES[parts[4]] if len(parts) == 5 else "none"
-    return MethodSpec(name, "ld", cast(LDMethod, parts[1]), cast(Mode, parts[2]), cast(Loss, parts[3]), scale)
+        raise InputError(f"method: expected {GRAMMAR} (:lam only with imle), got {name!r}")
+    scale: Scale = SUFFIXES[extra[0]] if extra else "none"
+    method, mode, loss = cast(LDMethod, parts[1]), cast(Mode, parts[2]), cast(Loss, parts[3])
+    return MethodSpec(name, "ld", method, mode, loss, scale, PAPER_LAMBDA if lam is None else lam)
+
+
+def _lambda(part: str) -> float | None:
+    """``lam100`` → 100.0; anything else → None."""
+    if not part.startswith("lam"):
+        return None
+    try:
+        value = float(part[3:])
+    except ValueError:
+        return None
+    return value if value > 0 and value < float("inf") else None
 
 
 def label(name: str) -> str:
@@ -94,4 +119,5 @@ def loss_for(spec: MethodSpec, setup: Any, solver: str, time_limit: float | None
         return CaVELoss(setup.problem, plus=spec.kind == "cave+"), "static"
     if spec.kind == "lava":
         return LAVALoss(setup.problem), "static"
-    return LDLoss(setup.dec, spec.method or "spo+", spec.loss or "L1", scale=spec.scale), spec.mode
+    loss = LDLoss(setup.dec, spec.method or "spo+", spec.loss or "L1", scale=spec.scale, lambd=spec.lambd)
+    return loss, spec.mode

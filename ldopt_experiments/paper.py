@@ -83,5 +83,5 @@ PAPER: dict[tuple[str, int], dict[str, tuple[float, float]]] = {
 
 def paper(problem: str, size: int, method: str) -> tuple[float | None, float | None]:
     """The paper's (regret %, time to best s) for a method, or ``(None, None)``; an LD variant
-    (``:scaled``, ``:unit``: a fifth part) is compared with its plain row."""
+    (``:scaled``, ``:unit``, ``:lam<λ>``: further parts) is compared with its plain row."""
     return PAPER.get((problem, int(size)), {}).get(":".join(method.split(":")[:4]), (None, None))

@@ -3,7 +3,7 @@ decomposition, and standardised train / validation / test splits."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -78,11 +78,29 @@ def _setup(name: str, size: int, model: Any, F: np.ndarray, C: np.ndarray, n: tu
 
 
 def shortest_path_setup(
+    size: int = 5,
+    train: int = 200,
+    val: int = 50,
+    test: int = 200,
+    deg: int = 4,
+    seed: int = 42,
+    regions: int | None = None,
+) -> Setup:
+    """PyEPO's shortest path on a ``size × size`` grid (its data, noise half-width 0.5); one block
+    per node, or with ``regions=k`` one per band of grid rows (:func:`ldopt.problems.shortest_path.regions`)."""
+    F, C = shortest_path.gen_data(train + val + test, 5, (size, size), deg=deg, noise_width=0.5, seed=seed)
+    s = _setup("shortest_path", size, shortest_path.build_model((size, size)), F, C, (train, val, test))
+    if regions is None:
+        return s
+    dec = ldopt.decompose(s.problem, blocks=shortest_path.regions((size, size), regions))
+    return replace(s, name="shortest_path_regions", dec=dec)
+
+
+def shortest_path_regions_setup(
     size: int = 5, train: int = 200, val: int = 50, test: int = 200, deg: int = 4, seed: int = 42
 ) -> Setup:
-    """PyEPO's shortest path on a ``size × size`` grid (its data, noise half-width 0.5)."""
-    F, C = shortest_path.gen_data(train + val + test, 5, (size, size), deg=deg, noise_width=0.5, seed=seed)
-    return _setup("shortest_path", size, shortest_path.build_model((size, size)), F, C, (train, val, test))
+    """The shortest path with two regions (bands of grid rows) as blocks instead of single nodes."""
+    return shortest_path_setup(size, train, val, test, deg, seed, regions=2)
 
 
 def facility_setup(
@@ -120,6 +138,7 @@ def lot_sizing_setup(
 
 FAMILIES = {
     "shortest_path": shortest_path_setup,
+    "shortest_path_regions": shortest_path_regions_setup,
     "facility": facility_setup,
     "shift_scheduling": shift_setup,
     "set_cover": cover_setup,

@@ -20,13 +20,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import torch
 from torch import nn
 
-from ldopt import Problem
+from ldopt import Problem, checks
 from ldopt.errors import InputError
 
 from .batches import Batch, OptBatch
@@ -129,15 +129,28 @@ class CaVELoss(nn.Module):
 
 
 class LAVALoss(nn.Module):
-    """LAVA: ``mean_i Σ_j max(s ĉ_j t_ij, −ε)`` over the nonzero adjacent steps ``t_ij``."""
+    """LAVA: ``mean_i Σ_j max(s ĉ·t_ij, −ε_i)`` over the nonzero adjacent steps ``t_ij``.
 
-    def __init__(self, problem: Problem, epsilon: float = 0.1) -> None:
+    The margin ``ε`` is ``epsilon`` times the batch's mean true cost magnitude
+    (``margin="relative"``, the default: the same hinge whatever the costs' scale) or ``epsilon``
+    itself (``margin="absolute"``; 0.1 was the default before). Measured on the MKP (n = 100,
+    seed 0, costs of mean magnitude 5.3; test regret on 300 test instances): an absolute ε of 0.01
+    / 0.1 / 1 / 3 / 10 / 30 gives 10.65 / 8.65 / 5.79 / 4.69 / 4.68 / 5.32%, a relative one of
+    0.5 / 1 / 2 gives 4.89 / 4.92 / 5.20%. A margin far below the costs' scale stops pushing once
+    the adjacent vertices look barely worse. (Each instance's own mean magnitude as the scale
+    gave 5.33%: the MKP's degree-8 costs vary widely between instances.)
+    """
+
+    def __init__(
+        self, problem: Problem, epsilon: float = 1.0, margin: Literal["relative", "absolute"] = "relative"
+    ) -> None:
         super().__init__()
         _check_linear(problem, "LAVA")
         if not epsilon >= 0:
             raise InputError(f"epsilon: expected a margin >= 0, got {epsilon}")
         self.sign = problem.sign
         self.epsilon = float(epsilon)
+        self.margin = checks.choice("margin", margin, ("relative", "absolute"))
 
     def forward(self, pred_costs: torch.Tensor, batch: OptBatch) -> torch.Tensor:
         if "steps" not in batch:
@@ -147,7 +160,10 @@ class LAVALoss(nn.Module):
             )
         steps = like(batch["steps"], pred_costs)
         gain = self.sign * pred_costs * steps  # how much better each adjacent vertex looks under ĉ
-        hinge = torch.clamp(gain, min=-self.epsilon)
+        eps = torch.full_like(gain[..., :1], self.epsilon)
+        if self.margin == "relative":
+            eps = eps * like(batch["costs"], pred_costs).abs().mean()
+        hinge = torch.maximum(gain, -eps)
         return torch.where(steps != 0, hinge, torch.zeros_like(hinge)).sum(-1).mean()
 
 

@@ -96,7 +96,9 @@ class Loop:
             self.best_state = copy.deepcopy(self.model.state_dict())
             self.time_to_best, self.wall_to_best = self.train_time, wall
             self.since_best = 0
-        elif evaluate_now and self.validator is not None:
+        elif evaluate_now and self.validator is not None and self.best_epoch > 0:
+            # patience counts from the first model better than the untrained one: a model whose
+            # decisions have not moved yet (a regret plateau at the start) is not stopped
             self.since_best += 1
         if self.on_validate is not None and evaluate_now and self.validator is not None:
             self.on_validate(self.history[-1], self.best_state)

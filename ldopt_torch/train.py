@@ -145,7 +145,10 @@ def fit(
     ``val``: ``(features, costs)`` or a :class:`Validator`; evaluated before training (epoch 0),
     every ``eval_every`` epochs — or, with ``eval_interval``, after every ``eval_interval`` seconds
     of training, or with ``eval_times``, once the training time passes each of those times — and
-    after the last. ``patience``: stop after that many validations without a better regret.
+    after the last. ``patience``: stop after that many validations without a better regret,
+    counted from the first model that beats the untrained one (epoch 0): early in training the
+    decisions can sit on a plateau while the loss still falls, and stopping there returns the
+    untrained model (the portfolio's MSE did so on one seed in ten, at 23% regret against 1.8%).
     ``optimizer`` defaults to Adam(``lr``). ``on_validate(row, best_state)`` is called after every
     validation with the history row and the best model's state so far. The model may live on any
     device (a GPU): batches follow it, the oracles run on the CPU.

@@ -89,3 +89,23 @@ def test_solver_free_losses_train(mkp, make):
         progress=False,
     )
     assert out.best_val < out.history[0]["val_regret"]
+
+
+def test_lava_relative_margin_scales_with_the_costs(mkp):
+    """With margin="relative" the hinge sits at ε·mean|c|: scaling costs and predictions by k
+    scales the loss by k (the same training whatever the costs' units); an absolute margin does not."""
+    p, d, _ = mkp
+    data = lt.OptDataset(p, d.features[:6], d.costs[:6], solver="highs", structure=True)
+    batch = next(iter(data.batches(6, shuffle=False)))
+    torch.manual_seed(1)
+    pred = torch.as_tensor(d.costs[:6], dtype=torch.float64) + torch.randn(6, 15, dtype=torch.float64) * 3
+    scaled = dict(batch, costs=batch["costs"] * 7.0)
+    rel, ab = lt.LAVALoss(p), lt.LAVALoss(p, epsilon=1.0, margin="absolute")
+    assert float(rel(7.0 * pred, scaled)) == pytest.approx(7.0 * float(rel(pred, batch)), rel=1e-9)
+    assert float(ab(7.0 * pred, scaled)) != pytest.approx(7.0 * float(ab(pred, batch)), rel=1e-3)
+    # at the margin: a relative ε of e equals an absolute ε of e·mean|c| over the batch
+    eps = 0.5 * float(np.abs(d.costs[:6]).mean())
+    want = lt.LAVALoss(p, epsilon=eps, margin="absolute")(pred, batch)
+    assert float(lt.LAVALoss(p, epsilon=0.5)(pred, batch)) == pytest.approx(float(want), rel=1e-9)
+    with pytest.raises(ldopt.InputError, match="margin"):
+        lt.LAVALoss(p, margin="scaled")

@@ -159,12 +159,13 @@ CLAIMS = [
         Claim(FAMILIES, label, (lambda f=fam, m=method: ci(f"families/{f}", m, digits=2)))
         for label, fam in [
             ("shortest path 5×5", "shortest_path"),
+            ("shortest path 5×5, two regions", "shortest_path_regions"),
             ("facility location 5×10", "facility"),
             ("shift scheduling 8×7×3", "shift_scheduling"),
             ("set covering 40 sets", "set_cover"),
             ("lot sizing 4×8 (Gurobi)", "lot_sizing"),
         ]
-        for method in ("mse", L1, L2)
+        for method in ("mse", L1, L2, L2 + ":lam100")
     ),
     *(
         Claim(DUAL_GAP, label, (lambda f=fam: dual_gaps(f)))

@@ -35,6 +35,17 @@ def test_method_names_parse_and_reject():
     assert experiment.label("ld:imle:multiple:L1:scaled") == "LD(IMLE, multiple, L1, scaled)"
     with pytest.raises(ldopt.InputError):
         experiment.parse_method("ld:imle:multiple:L1:big")
+    # I-MLE's λ: ':lam<λ>' after the scale; the reference's 10 otherwise, only for imle
+    lam = experiment.parse_method("ld:imle:multiple:L2:unit:lam100")
+    assert (lam.scale, lam.lambd, lam.label) == ("unit", 100.0, "LD(IMLE, multiple, L2, unit, λ=100)")
+    assert experiment.parse_method("ld:imle:static:L1").lambd == 10.0
+    assert experiment.parse_method("ld:imle:static:L1:lam30").label == "LD(IMLE, static, L1, λ=30)"
+    bad_names = ("ld:spo+:static:L1:lam100", "ld:imle:static:L1:lam0", "ld:imle:static:L1:lamx")
+    bad_names += ("ld:imle:static:L1:lam1:unit",)
+    for bad in bad_names:
+        with pytest.raises(ldopt.InputError, match="lam only with imle"):
+            experiment.parse_method(bad)
+    assert experiment.paper("knapsack", 100, "ld:imle:multiple:L2:lam100") == (2.376, 5293)
     # the paper's Table 1 (regret %, time to best s); a scaled variant is compared with its plain row
     assert experiment.paper("knapsack", 100, "ld:imle:multiple:L2") == (2.376, 5293)
     assert experiment.paper("knapsack", 100, "ld:imle:multiple:L1:scaled") == (2.807, 4813)

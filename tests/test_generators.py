@@ -92,6 +92,34 @@ def test_shortest_path_model_finds_the_dag_shortest_path_and_every_row_has_an_or
     assert (r.bound <= np.asarray(want) + 1e-7).all()  # weak duality: a lower bound for a minimum
 
 
+@pytest.mark.parametrize(
+    ("grid", "parts", "sizes"), [((5, 5), 2, [15, 10]), ((4, 6), 3, [12, 6, 6]), ((3, 3), 3, [3, 3, 3])]
+)
+def test_shortest_path_regions_are_bands_of_grid_rows_and_bound_the_optimum(grid, parts, sizes):
+    """Every node row once, in bands of whole grid rows; the decomposition's dual bounds the
+    shortest path from below (weak duality) and is tighter than one block per node's."""
+    groups = shortest_path.regions(grid, parts)
+    assert [len(g) for g in groups] == sizes
+    names = [n for g in groups for n in g]
+    assert sorted(names) == sorted(f"node[{v}]" for v in range(grid[0] * grid[1]))
+    assert all(len({int(n[5:-1]) // grid[1] for n in g}) * grid[1] == len(g) for g in groups)  # whole grid rows
+    _, costs = shortest_path.gen_data(6, 5, grid, deg=2, noise_width=0.5, seed=2)
+    m = shortest_path.build_model(grid)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    best = p.solve(costs, solver="highs").objective
+    by_region = ldopt.decompose(p, blocks=groups).dual(costs, mode="shared", iterations=100, solver="highs").bound
+    by_node = ldopt.decompose(p).dual(costs, mode="shared", iterations=100).bound
+    assert (by_region <= best + 1e-7).all()
+    assert by_region.mean() >= by_node.mean() - 1e-9
+
+
+def test_shortest_path_regions_reject_bad_parts():
+    with pytest.raises(InputError, match="parts: expected at most the grid's 5 rows, got 6"):
+        shortest_path.regions((5, 5), 6)
+    with pytest.raises(InputError, match="parts"):
+        shortest_path.regions((5, 5), 0)
+
+
 def test_shortest_path_rejects_a_bad_grid():
     for grid in [(1, 1), (0, 3), "5x5", (2,)]:
         with pytest.raises(InputError, match="grid"):

@@ -313,6 +313,21 @@ def test_same_seed_same_history_and_early_stopping(mkp, method, loss):
     assert runs[0].epochs == runs[0].best_epoch + 2 * 3  # three validations without improvement
 
 
+def test_patience_waits_for_a_model_better_than_the_untrained_one(mkp):
+    """A regret plateau at the start (decisions that have not moved yet) does not stop training:
+    patience counts from the first model that beats epoch 0's."""
+    dec, data, val = mkp
+    kw = dict(mode="multiple", epochs=12, val=val, eval_every=1, patience=2, seed=0, solver="highs", progress=False)
+    flat = lt.fit(_linear(data.num_features, dec.num_vars), data, lt.LDLoss(dec, "spo+", "L1"), lr=1e-12, **kw)
+    regrets = [h["val_regret"] for h in flat.history]
+    assert max(regrets) == min(regrets)  # the model does not move: no validation beats epoch 0
+    assert flat.stopped == "epochs" and flat.epochs == 12 and flat.best_epoch == 0
+    moving = lt.fit(_linear(data.num_features, dec.num_vars), data, lt.LDLoss(dec, "spo+", "L1"), lr=2e-2, **kw)
+    assert moving.best_epoch > 0
+    if moving.stopped == "patience":
+        assert moving.epochs == moving.best_epoch + 2
+
+
 def test_a_cpu_hog_does_not_change_the_result(mkp):
     """A busy machine changes times, never the numbers of an epoch budget."""
     import subprocess  # noqa: PLC0415

@@ -68,6 +68,23 @@ def gen_data(
     return feats, costs.astype(np.float32)
 
 
+def regions(grid: tuple[int, int], parts: int = 2) -> list[list[str]]:
+    """Blocks for :func:`ldopt.decompose`: the node rows in ``parts`` bands of consecutive grid rows.
+
+    One block per node (the default decomposition) shows each copy one node's arcs, and a path is
+    only defined by all of them together; a band holds whole paths across it, so its block is a
+    small flow problem (solved by the block solver: no exact oracle fits several rows). On the 5×5
+    grid two bands (rows 0–2 and 3–4) train LD(SPO+) as well as MSE (README, "Five more families").
+    """
+    rows, cols = _grid(grid)
+    parts = checks.positive_int("parts", parts)
+    if parts > rows:
+        raise InputError(f"parts: expected at most the grid's {rows} rows, got {parts}")
+    edges = np.linspace(0, rows, parts + 1)
+    bands = [range(int(np.ceil(edges[k])), int(np.ceil(edges[k + 1]))) for k in range(parts)]
+    return [[f"node[{i * cols + j}]" for i in band for j in range(cols)] for band in bands]
+
+
 def build_model(grid: tuple[int, int] = (5, 5), binary: bool = True) -> Any:
     """A Pyomo model: ``min Σ c[a] x[a]`` over the grid's arcs with one conservation row per node
     (``m.node``), cost ``m.c`` (mutable, one per arc) and arcs ``m.x``."""
