@@ -20,7 +20,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 import torch
@@ -128,8 +128,11 @@ class CaVELoss(nn.Module):
         return self.layer(pred_costs, like(batch["tight"], pred_costs))
 
 
+Margin = Literal["relative", "absolute"]  # LAVALoss's margin: times the costs' mean magnitude, or as given
+
+
 class LAVALoss(nn.Module):
-    """LAVA: ``mean_i Σ_j max(s ĉ·t_ij, −ε_i)`` over the nonzero adjacent steps ``t_ij``.
+    """LAVA: ``mean_i Σ_j max(s ĉ·t_ij, −ε)`` over the nonzero adjacent steps ``t_ij``.
 
     The margin ``ε`` is ``epsilon`` times the batch's mean true cost magnitude
     (``margin="relative"``, the default: the same hinge whatever the costs' scale) or ``epsilon``
@@ -141,16 +144,14 @@ class LAVALoss(nn.Module):
     gave 5.33%: the MKP's degree-8 costs vary widely between instances.)
     """
 
-    def __init__(
-        self, problem: Problem, epsilon: float = 1.0, margin: Literal["relative", "absolute"] = "relative"
-    ) -> None:
+    def __init__(self, problem: Problem, epsilon: float = 1.0, margin: Margin = "relative") -> None:
         super().__init__()
         _check_linear(problem, "LAVA")
         if not epsilon >= 0:
             raise InputError(f"epsilon: expected a margin >= 0, got {epsilon}")
         self.sign = problem.sign
         self.epsilon = float(epsilon)
-        self.margin = checks.choice("margin", margin, ("relative", "absolute"))
+        self.margin = checks.choice("margin", margin, get_args(Margin))
 
     def forward(self, pred_costs: torch.Tensor, batch: OptBatch) -> torch.Tensor:
         if "steps" not in batch:
@@ -160,10 +161,8 @@ class LAVALoss(nn.Module):
             )
         steps = like(batch["steps"], pred_costs)
         gain = self.sign * pred_costs * steps  # how much better each adjacent vertex looks under ĉ
-        eps = torch.full_like(gain[..., :1], self.epsilon)
-        if self.margin == "relative":
-            eps = eps * like(batch["costs"], pred_costs).abs().mean()
-        hinge = torch.maximum(gain, -eps)
+        scale = like(batch["costs"], pred_costs).abs().mean() if self.margin == "relative" else 1.0
+        hinge = torch.clamp(gain, min=-self.epsilon * scale)
         return torch.where(steps != 0, hinge, torch.zeros_like(hinge)).sum(-1).mean()
 
 
