@@ -251,3 +251,23 @@ def test_errors_are_ldopt_errors():
         ldopt.SolverUnavailableError,
     ):
         assert issubclass(cls, ldopt.LdoptError)
+
+
+def test_highs_prints_nothing_unless_asked():
+    """highspy.Highs() prints HiGHS's banner in its constructor, once per process; ldopt's sessions and
+    the dual's master LP do not, and ``verbose=True`` still shows HiGHS's log."""
+    code = (
+        "import numpy as np, ldopt; from ldopt.problems import knapsack\n"
+        "d = knapsack.protocol_data(2, 10, dim=3, seed=0)\n"
+        "m = knapsack.build_model(d.weights, d.capacities)\n"
+        "p = ldopt.Problem.from_pyomo(m, m.c)\n"
+        "C = np.random.default_rng(0).uniform(1, 2, (2, 10))\n"
+        "p.solve(C, solver='highs')\n"
+        "ldopt.decompose(p).dual(C, iterations=3, step='master', progress=False)\n"
+        "print('quiet done', flush=True)\n"
+        "p.solve(C[0], solver='highs', verbose=True)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    quiet, _, loud = (out.stdout + out.stderr).partition("quiet done")
+    assert "HiGHS" not in quiet, quiet
+    assert "HiGHS" in loud

@@ -38,6 +38,7 @@ from .. import checks
 from ..decomposition import Decomposition
 from ..errors import DecompositionError, SolverError
 from ..progress import counting_bar
+from ..solvers.highs import quiet_highs
 from .settings import StepChoice, StepRule
 
 
@@ -102,8 +103,7 @@ class _Master:
     """One instance's master LP in HiGHS (max form), grown a column at a time."""
 
     def __init__(self, q: np.ndarray, lb: np.ndarray, ub: np.ndarray, supports: list[np.ndarray], penalty: float):
-        self.h = h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
+        self.h = h = quiet_highs()
         h.setOptionValue("presolve", "off")  # a warm primal simplex after each round of columns:
         h.setOptionValue("simplex_strategy", 4)  # new columns leave the basis primal feasible
         inf = highspy.kHighsInf

@@ -39,6 +39,20 @@ if hasattr(os, "register_at_fork"):  # POSIX
     os.register_at_fork(after_in_child=_reset_highs_in_a_forked_child)
 
 
+def quiet_highs(verbose: bool = False) -> Any:
+    """A new HiGHS instance with its console output set by ``verbose`` from the start.
+
+    ``highspy.Highs()`` installs its Python callbacks in its constructor, which prints HiGHS's
+    banner once per process before any option can be set; its core class, when this highspy has
+    one, takes ``output_flag`` first and prints nothing unless asked."""
+    import highspy  # noqa: PLC0415
+
+    core = getattr(getattr(highspy, "_core", None), "_Highs", None)
+    h = core() if core is not None and not verbose else highspy.Highs()
+    h.setOptionValue("output_flag", bool(verbose))
+    return h
+
+
 class HighsSession(Session):
     """A persistent ``highspy.Highs`` instance; each solve changes only the column costs."""
 
@@ -46,8 +60,7 @@ class HighsSession(Session):
         super().__init__(model, options)
         import highspy  # noqa: PLC0415
 
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", bool(options.verbose))
+        h = quiet_highs(bool(options.verbose))
         settings: list[tuple[str, Any]] = [("mip_rel_gap", float(options.gap))]
         if options.gap == 0:  # exact means exact: no absolute slack either (default 1e-6)
             settings.append(("mip_abs_gap", 0.0))
