@@ -44,6 +44,7 @@ def main() -> None:
     ap.add_argument("--family", nargs="+", choices=sorted(FAMILIES), default=sorted(FAMILIES))
     ap.add_argument("--epochs", type=int, default=40, help="at most this many epochs per method")
     ap.add_argument("--patience", type=int, default=4, help="validations without improvement before stopping")
+    ap.add_argument("--eval-every", type=int, default=2, help="validate every this many epochs")
     ap.add_argument("--train", type=int, default=200)
     ap.add_argument("--solver", default="highs")
     ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
@@ -63,7 +64,7 @@ def main() -> None:
             a.methods or ["mse", *full, "ld:spo+:multiple:L1", "ld:imle:multiple:L2", "ld:imle:multiple:L2:lam100"],
             a,
             patience=a.patience,
-            eval_every=2,
+            eval_every=a.eval_every,
             iterations=300,
             dual=dict(mode="shared"),
             resume=a.resume,

@@ -2,10 +2,11 @@
 
 Names: ``mse``; ``spo+``, ``imle`` (the full problem, PyEPO's losses over our adapter); ``cave``,
 ``cave+``, ``lava`` (solver-free, over the true optima; linear problems);
-``ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>[:scaled|:unit][:lam<λ>]`` — the paper's LD
+``ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>[:scaled|:unit][:two][:lam<λ>]`` — the paper's LD
 methods (``:scaled`` rescales the main subproblem to the costs, :class:`ldopt_torch.LDLoss`
 ``scale="costs"``; ``:unit`` to its own scale, ``scale="unit"``: I-MLE's noise relative to it;
-``:lam100``: I-MLE's target perturbation λ = 100 instead of the reference's 10).
+``:two``: I-MLE's two-sided difference, ``two_sides=True``; ``:lam100``: I-MLE's target
+perturbation λ = 100 instead of the reference's 10).
 """
 
 from __future__ import annotations
@@ -25,10 +26,12 @@ Loss = Literal["L1", "L2"]
 Scale = Literal["none", "costs", "unit"]  # LDLoss's scale
 BASELINES: tuple[str, ...] = ("mse", "spo+", "imle", "cave", "cave+", "lava")
 GRAMMAR = (
-    "mse | spo+ | imle | cave | cave+ | lava | ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>[:scaled|:unit][:lam<λ>]"
+    "mse | spo+ | imle | cave | cave+ | lava | "
+    "ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>[:scaled|:unit][:two][:lam<λ>]"
 )
 PAPER_LAMBDA = 10.0  # I-MLE's λ in the reference code (and LDLoss's default)
 SUFFIXES: dict[str, Scale] = {"scaled": "costs", "unit": "unit"}  # a method name's last part → its scale
+TWO_SIDED = "two"  # the suffix of I-MLE's two-sided difference
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,7 @@ class MethodSpec:
     loss: Loss | None = None
     scale: Scale = "none"  # ``:scaled`` → "costs", ``:unit`` → "unit"
     lambd: float = PAPER_LAMBDA  # ``:lam<λ>``: I-MLE's λ
+    two_sides: bool = False  # ``:two``: I-MLE's two-sided difference
 
     @property
     def label(self) -> str:
@@ -52,6 +56,8 @@ class MethodSpec:
             ]
         m = {"spo+": "SPO+", "imle": "IMLE", "exact": "Exact"}[self.method or ""]
         suffix = {"none": "", "costs": ", scaled", "unit": ", unit"}[self.scale]
+        if self.two_sides:
+            suffix += ", two-sided"
         if self.lambd != PAPER_LAMBDA:
             suffix += f", λ={self.lambd:g}"
         return f"LD({m}, {self.mode}, {self.loss}{suffix})"
@@ -76,6 +82,9 @@ def parse_method(name: str) -> MethodSpec:
     lam = _lambda(extra[-1]) if extra else None
     if lam is not None:
         extra = extra[:-1]
+    two = bool(extra) and extra[-1] == TWO_SIDED
+    if two:
+        extra = extra[:-1]
     ok = (
         len(parts) >= 4
         and parts[0] == "ld"
@@ -84,13 +93,13 @@ def parse_method(name: str) -> MethodSpec:
         and parts[3] in get_args(Loss)
         and len(extra) <= 1
         and all(e in SUFFIXES for e in extra)
-        and (lam is None or parts[1] == "imle")
+        and ((lam is None and not two) or parts[1] == "imle")
     )
     if not ok:
-        raise InputError(f"method: expected {GRAMMAR} (:lam only with imle), got {name!r}")
+        raise InputError(f"method: expected {GRAMMAR} (:two and :lam only with imle), got {name!r}")
     scale: Scale = SUFFIXES[extra[0]] if extra else "none"
     method, mode, loss = cast(LDMethod, parts[1]), cast(Mode, parts[2]), cast(Loss, parts[3])
-    return MethodSpec(name, "ld", method, mode, loss, scale, PAPER_LAMBDA if lam is None else lam)
+    return MethodSpec(name, "ld", method, mode, loss, scale, PAPER_LAMBDA if lam is None else lam, two)
 
 
 def _lambda(part: str) -> float | None:
@@ -119,5 +128,6 @@ def loss_for(spec: MethodSpec, setup: Any, solver: str, time_limit: float | None
         return CaVELoss(setup.problem, plus=spec.kind == "cave+"), "static"
     if spec.kind == "lava":
         return LAVALoss(setup.problem), "static"
-    loss = LDLoss(setup.dec, spec.method or "spo+", spec.loss or "L1", scale=spec.scale, lambd=spec.lambd)
+    method, lossname = spec.method or "spo+", spec.loss or "L1"
+    loss = LDLoss(setup.dec, method, lossname, scale=spec.scale, lambd=spec.lambd, two_sides=spec.two_sides)
     return loss, spec.mode

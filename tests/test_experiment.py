@@ -46,6 +46,21 @@ def test_method_names_parse_and_reject():
         with pytest.raises(ldopt.InputError, match="lam only with imle"):
             experiment.parse_method(bad)
     assert experiment.paper("knapsack", 100, "ld:imle:multiple:L2:lam100") == (2.376, 5293)
+    # I-MLE's two-sided difference: ':two' after the scale, before λ; only for imle
+    two = experiment.parse_method("ld:imle:multiple:L2:unit:two:lam100")
+    assert (two.scale, two.two_sides, two.lambd) == ("unit", True, 100.0)
+    assert two.label == "LD(IMLE, multiple, L2, unit, two-sided, λ=100)"
+    assert not experiment.parse_method("ld:imle:multiple:L2:lam100").two_sides
+    for bad in ("ld:spo+:multiple:L1:two", "ld:imle:multiple:L2:two:unit", "ld:imle:multiple:L2:two:two"):
+        with pytest.raises(ldopt.InputError, match=":two and :lam only with imle"):
+            experiment.parse_method(bad)
+    from ldopt_experiments.methods import loss_for  # noqa: PLC0415
+    from ldopt_experiments.protocol import knapsack_setup  # noqa: PLC0415
+
+    setup = knapsack_setup(8, train=4, val=2, test=2)
+    loss, mode = loss_for(two, setup, "highs")
+    options = loss.imle_options
+    assert (mode, options["two_sides"], options["lambd"], loss.scale) == ("multiple", True, 100, "unit")
     # the paper's Table 1 (regret %, time to best s); a scaled variant is compared with its plain row
     assert experiment.paper("knapsack", 100, "ld:imle:multiple:L2") == (2.376, 5293)
     assert experiment.paper("knapsack", 100, "ld:imle:multiple:L1:scaled") == (2.807, 4813)
