@@ -1,7 +1,8 @@
-"""I-MLE's settings (λ, σ, samples, noise scale, two-sided) against test regret, on epoch budgets.
+"""I-MLE's settings (λ, σ, samples, noise scale, two-sided, L1/L2) against test regret, on epoch budgets.
 
-LD(IMLE, multiple, L2): a linear model, at most ``--epochs`` epochs with early stopping (validating
-every ``--eval-every`` epochs, ``--patience`` validations), for each setting and seed. MKP n = 100
+LD(IMLE, multiple, L2 unless a setting says ``loss=L1``): a linear model, at most ``--epochs``
+epochs with early stopping (validating every ``--eval-every`` epochs, ``--patience``
+validations), for each setting and seed. MKP n = 100
 (200/50/200, the default LD multipliers) and the other families (300 shared dual steps, as
 ``examples/families.py``). Prints one line per setting (mean test regret over the seeds, then each
 seed's) and, with ``--out``, writes every run to ``<out>/runs.csv`` and the means to
@@ -34,7 +35,9 @@ def _flag(text: str) -> bool:
     return text.lower() == "true"
 
 
-KEYS: dict[str, Callable[[str], Any]] = dict(lambd=float, sigma=float, n_samples=int, scale=str, two_sides=_flag)
+KEYS: dict[str, Callable[[str], Any]] = dict(
+    loss=str, lambd=float, sigma=float, n_samples=int, scale=str, two_sides=_flag
+)
 
 
 def setting(text: str) -> dict[str, Any]:
@@ -77,7 +80,7 @@ def main() -> None:
                 out = lt.fit(
                     model,
                     data,
-                    lt.LDLoss(s.dec, "imle", "L2", **kw),
+                    lt.LDLoss(s.dec, "imle", **{"loss": "L2", **kw}),
                     mode="multiple",
                     epochs=a.epochs,
                     val=val,
@@ -114,7 +117,7 @@ def _save(out: Path, rows: list[dict[str, Any]], a: argparse.Namespace) -> None:
         w.writeheader()
         w.writerows(rows)
     lines = [
-        f"LD(IMLE, multiple, L2), ≤ {a.epochs} epochs validated every {a.eval_every}, patience {a.patience}, "
+        f"LD(IMLE, multiple), ≤ {a.epochs} epochs validated every {a.eval_every}, patience {a.patience}, "
         f"seeds {' '.join(map(str, a.seeds))}: test relative regret % (mean, then each seed)",
         "",
         "| problem | setting | mean | seeds |",

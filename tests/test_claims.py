@@ -123,6 +123,7 @@ LARGER = "Under 30 s of training per run"
 LARGE = "MKP at ten times the paper's size"
 LARGEST = "Fifty times the paper's size"
 FAMILIES = "**Five more families**"
+IMLE_SETTINGS = "**I-MLE's settings per family**"
 DUAL_GAP = "**The dual without a primal**"
 EXACT = "Training on the exact multipliers"
 MULTIPLIERS = "### Which multipliers to train on"
@@ -166,6 +167,22 @@ CLAIMS = [
             ("lot sizing 4×8 (Gurobi)", "lot_sizing"),
         ]
         for method in ("mse", L1, L2, L2 + ":lam100")
+    ),
+    *(
+        Claim(IMLE_SETTINGS, label, (lambda f=fam, m=method: ci(f"families_epochs/{f}", m, digits=2)))
+        for label, fam in [
+            ("shortest path 5×5", "shortest_path"),
+            ("shortest path 5×5, two regions", "shortest_path_regions"),
+            ("facility location 5×10", "facility"),
+        ]
+        for method in ("mse", L1, L2 + ":lam100", L2 + ":two:lam100", "ld:imle:multiple:L1:unit:lam30000")
+    ),
+    *(
+        Claim(IMLE_SETTINGS, label, (lambda f=fam: ci(f"families_epochs/{f}", "spo+", digits=2)))
+        for label, fam in [
+            ("shortest path 5×5", "shortest_path"),
+            ("shortest path 5×5, two regions", "shortest_path_regions"),
+        ]
     ),
     *(
         Claim(DUAL_GAP, label, (lambda f=fam: dual_gaps(f)))
