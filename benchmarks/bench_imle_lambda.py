@@ -2,11 +2,11 @@
 
 LD(IMLE, multiple, L2 unless a setting says ``loss=L1``): a linear model, at most ``--epochs``
 epochs with early stopping (validating every ``--eval-every`` epochs, ``--patience``
-validations), for each setting and seed. MKP n = 100
-(200/50/200, the default LD multipliers) and the other families (300 shared dual steps, as
-``examples/families.py``). Prints one line per setting (mean test regret over the seeds, then each
-seed's) and, with ``--out``, writes every run to ``<out>/runs.csv`` and the means to
-``<out>/summary.md`` (runs of other settings already there are kept).
+validations), for each setting and seed. MKP n = 100 (200/50/200, the default LD multipliers)
+and the other families (300 shared dual steps, as ``examples/families.py``). Prints one line per
+setting (mean test regret over the seeds, then each seed's) and, with ``--out``, writes every run
+to ``<out>/runs.csv`` and the means to ``<out>/summary.md`` (runs of other settings already there
+are kept).
 
     python benchmarks/bench_imle_lambda.py knapsack set_cover --lambd 10 30 100 300
     python benchmarks/bench_imle_lambda.py facility --settings lambd=100 lambd=1000,sigma=0.1 \\
