@@ -229,7 +229,7 @@ def test_unknown_and_unfit_solvers():
 def test_gurobi_size_limited_license_is_reported():
     pytest.importorskip("gurobipy", reason="gurobipy is not installed")
     n = 2600
-    m = knapsack.build_model(np.ones((1, n)), [n // 2])
+    m = knapsack.build_model(np.ones((2, n)), [n // 2, n // 3])  # two rows: no exact oracle fits it whole
     p = ldopt.Problem.from_pyomo(m, m.c)
     avail = ldopt.solvers.availability(p.compiled, "gurobi")
     if avail:

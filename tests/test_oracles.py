@@ -11,7 +11,14 @@ from models import ball_optimum, linear_model, row_model, single_row_problem
 
 import ldopt
 from ldopt.decomposition import _block_model
-from ldopt.oracles import KnapsackRowOracle, LinearRowOracle, MixedRowOracle, QuadraticRowOracle, fit_oracle
+from ldopt.oracles import (
+    BudgetQuadraticOracle,
+    KnapsackRowOracle,
+    LinearRowOracle,
+    MixedRowOracle,
+    QuadraticRowOracle,
+    fit_oracle,
+)
 from ldopt.problems import portfolio
 
 
@@ -129,6 +136,84 @@ def test_quadratic_oracle_upper_bound_falls_back_to_a_solver():
     assert solver.oracle.fallback_count == 1
     assert (x <= 1 + 1e-7).all()
     np.testing.assert_allclose((x * lam).sum(), ref.objective, rtol=1e-6)
+
+
+def _budget_risk_model(P: np.ndarray, R: float, a: np.ndarray, lo: float | None, hi: float | None, sense=pyo.maximize):
+    """``opt c·x  s.t.  lo <= a·x <= hi,  x'Px <= R,  0 <= x <= 1``."""
+    n = len(a)
+    m = pyo.ConcreteModel()
+    m.I = pyo.RangeSet(0, n - 1)
+    m.c = pyo.Param(m.I, mutable=True, initialize=0.0)
+    m.x = pyo.Var(m.I, bounds=(0.0, 1.0))
+    m.obj = pyo.Objective(expr=sum(m.c[j] * m.x[j] for j in m.I), sense=sense)
+    m.row = pyo.Constraint(expr=pyo.inequality(lo, sum(float(a[j]) * m.x[j] for j in m.I), hi))
+    m.risk = pyo.Constraint(expr=sum(float(P[i, j]) * m.x[i] * m.x[j] for i in m.I for j in m.I) <= R)
+    return ldopt.Problem.from_pyomo(m, m.c)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    n=st.integers(2, 25),
+    kind=st.sampled_from(["eq", "le", "ge", "range"]),
+    minimize=st.booleans(),
+)
+def test_budget_quadratic_oracle_matches_cvxpy(seed, n, kind, minimize):
+    """The whole problem ``one positive row + one risk row`` solved by the oracle backend equals
+    CVXPY/Clarabel's optimum, and the oracle's point is feasible; with mixed-sign costs ``x >= 0`` binds,
+    and a risk budget near a vertex's variance tests the case where the risk row is slack."""
+    rng = np.random.default_rng(seed)
+    G = rng.normal(size=(n, n)) * rng.uniform(0.1, 1)
+    P = G @ G.T / n + np.diag(rng.uniform(0.05, 1, n))
+    a = rng.uniform(0.2, 2.0, n)
+    reach = np.sqrt(rng.uniform(0.2, 3.0) * float(np.min(np.diag(P))))  # risk budget: R = reach²
+    R = reach**2
+    side = rng.uniform(0.1, 1.0) * reach * float(np.min(a / np.sqrt(np.diag(P))))
+    lo, hi = {"eq": (side, side), "le": (None, side), "ge": (side, None), "range": (0.5 * side, side)}[kind]
+    p = _budget_risk_model(P, R, a, lo, hi, pyo.minimize if minimize else pyo.maximize)
+    assert isinstance(fit_oracle(p.compiled), BudgetQuadraticOracle)
+    costs = rng.normal(0.0, 1.0, size=(6, n)) + rng.uniform(-1, 1, size=(6, 1))
+    s = p.solve(costs, solver="oracle")
+    ref = p.solve(costs, solver="cvxpy")
+    assert (s.status == "optimal").all() and (ref.status == "optimal").all()
+    np.testing.assert_allclose(s.objective, ref.objective, rtol=1e-5, atol=1e-6)
+    assert (p.violation(s.x) <= 1e-8 * max(1.0, R)).all()
+
+
+def test_budget_quadratic_oracle_on_the_portfolio_solves_it_whole():
+    cov, _, ret = portfolio.gen_data(30, 5, 60, deg=4, seed=2)
+    m = portfolio.build_model(cov)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    assert p.session("auto")[0] == "oracle"  # "auto" takes the exact oracle first
+    s, ref = p.solve(ret), p.solve(ret, solver="cvxpy")
+    assert s.solver == "oracle"
+    np.testing.assert_allclose(s.objective, ref.objective, rtol=1e-7)
+    np.testing.assert_allclose(s.x.sum(axis=1), 1.0, atol=1e-12)  # the budget row exactly
+    assert (p.violation(s.x) <= 1e-12).all()
+
+
+def test_oracle_backend_hands_what_it_cannot_finish_to_the_next_solver():
+    """A risk budget that lets one asset exceed its bound of 1, and a budget row that no point inside
+    the risk row meets: the first goes to CVXPY (optimal), the second is reported infeasible."""
+    P = np.diag([1e-4, 1.0, 1.0])
+    p = _budget_risk_model(P, 1.0, np.ones(3), None, 3.0)
+    s = p.solve(np.array([[1.0, 0.1, 0.1]]), solver="oracle")
+    ref = p.solve(np.array([[1.0, 0.1, 0.1]]), solver="cvxpy")
+    assert s.status[0] == "optimal" and (s.x <= 1 + 1e-7).all()
+    np.testing.assert_allclose(s.objective, ref.objective, rtol=1e-6)
+    far = _budget_risk_model(np.eye(3), 0.01, np.ones(3), 1.0, 1.0)  # ||x|| <= 0.1 cannot sum to 1
+    assert far.solve(np.ones(3), solver="oracle").status[0] == "infeasible"
+
+
+def test_oracle_backend_says_why_it_does_not_fit():
+    p = ldopt.Problem.from_pyomo(*(lambda m: (m, m.c))(portfolio.build_model(np.eye(3))))
+    assert p.solvers()["oracle"]
+    A = np.ones((2, 4))
+    two_rows = linear_model(A, np.full(2, -np.inf), np.array([2.0, 3.0]), np.zeros(4), np.ones(4))
+    q = ldopt.Problem.from_pyomo(two_rows, two_rows.c)
+    why = q.solvers()["oracle"]
+    assert not why and "no exact oracle fits" in why.reason
+    assert q.session("auto")[0] != "oracle"
 
 
 ROWS = ["flow", "gub", "cardinality", "cover", "fixed-charge", "capacity", "mixed-signs"]

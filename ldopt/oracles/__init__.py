@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from ..compiled import CompiledModel
 from .base import Oracle
+from .budget_quadratic import BudgetQuadraticOracle
 from .knapsack import KnapsackRowOracle
 from .linear_row import LinearRowOracle, MixedRowOracle
 from .quadratic import QuadraticRowOracle
 
 # closed forms first: a cardinality row over integers is also a knapsack row, solved faster in closed form
-ORACLES: list[type[Oracle]] = [LinearRowOracle, KnapsackRowOracle, MixedRowOracle, QuadraticRowOracle]
+ORACLES: list[type[Oracle]] = [
+    LinearRowOracle,
+    KnapsackRowOracle,
+    MixedRowOracle,
+    QuadraticRowOracle,
+    BudgetQuadraticOracle,
+]
 
 
 def fit_oracle(block: CompiledModel) -> Oracle | None:
@@ -23,6 +30,7 @@ def fit_oracle(block: CompiledModel) -> Oracle | None:
 
 __all__ = [
     "ORACLES",
+    "BudgetQuadraticOracle",
     "KnapsackRowOracle",
     "LinearRowOracle",
     "MixedRowOracle",

@@ -1,4 +1,4 @@
-"""Solver backends, selected by name: ``"highs"``, ``"gurobi"``, ``"cvxpy"``, ``"pyomo:<name>"``, ``"auto"``."""
+"""Solver backends by name: ``"highs"``, ``"gurobi"``, ``"cvxpy"``, ``"oracle"``, ``"pyomo:<name>"``, ``"auto"``."""
 
 from .base import Availability, Backend, InstanceResult, Session, SolverOptions, Status
 from .registry import auto_order, availability, backend, open_session, register, registered

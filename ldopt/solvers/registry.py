@@ -10,6 +10,7 @@ from .base import Availability, Backend, Session, SolverOptions
 from .cvxpy_backend import CvxpyBackend
 from .gurobi import GurobiBackend
 from .highs import HighsBackend
+from .oracle_backend import OracleBackend, fits_oracle
 from .pyomo_backend import PyomoBackend
 
 _FACTORIES: dict[str, Callable[[], Backend]] = {}
@@ -45,10 +46,12 @@ def backend(name: str) -> Backend:
 
 
 def auto_order(model: CompiledModel) -> list[str]:
-    """Preference order for ``"auto"``: a licensed fast solver first, the embedded ones after."""
+    """Preference order for ``"auto"``: an exact oracle where one fits the whole problem, then a
+    licensed fast solver, the embedded ones after."""
+    first = ["oracle"] if fits_oracle(model) else []
     if any(r.is_quadratic for r in model.rows):
-        return ["gurobi", "cvxpy"]
-    return ["gurobi", "highs"]
+        return [*first, "gurobi", "cvxpy"]
+    return [*first, "gurobi", "highs"]
 
 
 def open_session(model: CompiledModel, name: str, options: SolverOptions) -> tuple[str, Session]:
@@ -81,3 +84,4 @@ def availability(model: CompiledModel, name: str) -> Availability:
 register("highs", HighsBackend)
 register("gurobi", GurobiBackend)
 register("cvxpy", CvxpyBackend)
+register("oracle", OracleBackend)

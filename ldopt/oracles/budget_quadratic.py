@@ -1,0 +1,154 @@
+"""A linear objective over one positive linear row, one convex quadratic row and ``x >= 0``.
+
+Fits ``max v·x  s.t.  lo <= a·x <= hi,  x'Px <= R,  0 <= x (<= u)`` with ``a > 0`` on every
+variable and ``P`` positive definite: the paper's portfolio (budget ``1·x = 1`` and risk) solved
+whole. Relaxing the linear row with a multiplier ``ν`` leaves the quadratic row's problem
+``max (v − νa)·x  s.t.  x'Px <= R, x >= 0``, solved exactly by the dual NNLS method of
+:class:`~ldopt.oracles.quadratic.QuadraticRowOracle`. Its maximiser ``x(ν)`` is unique and ``a·x(ν)``
+does not increase with ``ν``, so the optimal ``ν`` is the root of ``a·x(ν) = lo`` or ``hi``
+(Brent's method on a bracket), or ``ν = 0`` when ``x(0)`` already meets the row. Where ``a·x(ν)``
+jumps over the side (at ``ν = max v_j/a_j`` the maximiser leaves 0 for the ellipsoid's surface) the
+optimum is the vertex ``(side/a_j) e_j`` with the risk row slack. Instances the method cannot finish
+(a finite upper bound ``u`` that binds, an empty feasible set) go to the fallback solver.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import brentq
+
+from ..compiled import CompiledModel
+from .base import Oracle
+from .quadratic import QuadraticRowOracle
+
+_EXPAND = 80  # doublings of the bracket's width towards ν → −∞ before the row is called out of reach
+_XTOL = 1e-13  # Brent's tolerance on ν, relative to the bracket's width
+_FTOL = 1e-11  # how close a·x(ν) must come to the row's side (relative) before x is scaled onto it
+
+
+class _Close(Exception):
+    """Stops Brent's method: ``x(ν)`` meets the row's side within ``_FTOL``."""
+
+    def __init__(self, x: np.ndarray, s: float) -> None:
+        super().__init__()
+        self.x, self.s = x, s
+
+
+class BudgetQuadraticOracle(Oracle):
+    """One positive linear row and one positive definite quadratic row over ``x >= 0``."""
+
+    name = "budget-quadratic"
+
+    def __init__(self, a: np.ndarray, lo: float, hi: float, risk: QuadraticRowOracle, ub: np.ndarray) -> None:
+        self.a, self.lo, self.hi = a, lo, hi
+        self.risk = risk
+        self.ub = ub
+        self.fallback_count = 0
+
+    @classmethod
+    def fit(cls, block: CompiledModel) -> BudgetQuadraticOracle | None:
+        """An oracle if ``block`` has exactly one linear row with positive coefficients on every
+        variable and one quadratic row that :class:`QuadraticRowOracle` fits, else ``None``."""
+        if len(block.rows) != 2 or (block.var_type != "C").any():
+            return None
+        quad = [r for r in block.rows if r.is_quadratic]
+        lin = [r for r in block.rows if not r.is_quadratic]
+        if len(quad) != 1:
+            return None
+        n = block.num_vars
+        a = lin[0].dense(n)
+        if not (a > 0).all() or not lin[0].hi >= 0:
+            return None
+        risk = QuadraticRowOracle.fit(
+            CompiledModel(
+                var_names=block.var_names,
+                var_lb=block.var_lb,
+                var_ub=block.var_ub,
+                var_type=block.var_type,
+                sense="max",
+                q0=np.zeros(n),
+                Q=block.Q,
+                k0=0.0,
+                r=np.zeros(n),
+                rows=quad,
+                cost_keys=block.cost_keys,
+            )
+        )
+        if risk is None:
+            return None
+        return cls(a, float(lin[0].lo), float(lin[0].hi), risk, block.var_ub.copy())
+
+    def describe(self) -> str:
+        return (
+            f"a positive linear row and a convex quadratic row over {len(self.a)} variables: "
+            "the row's multiplier by Brent's method, each step an NNLS dual"
+        )
+
+    def _usage(self, v: np.ndarray, nu: float) -> tuple[np.ndarray, float]:
+        x = self.risk.solve_one(v - nu * self.a)
+        return x, float(self.a @ x)
+
+    def _vertex(self, v: np.ndarray, side: float) -> np.ndarray | None:
+        """The best vertex ``(side/a_j) e_j`` if it meets the quadratic row, else ``None``."""
+        j = int(np.argmax(v / self.a))
+        x = np.zeros_like(v)
+        x[j] = side / self.a[j]
+        return x if float(np.sum((self.risk.L.T @ x) ** 2)) <= self.risk.R * (1 + 1e-12) else None
+
+    def _root(self, v: np.ndarray, side: float, lo_nu: float, hi_nu: float) -> np.ndarray | None:
+        """``x(ν)`` with ``a·x(ν) = side`` for ``ν`` in ``[lo_nu, hi_nu]``, where ``a·x`` falls
+        through ``side``: Brent's method until ``a·x`` is within ``_FTOL`` of the side, then ``x``
+        scaled onto it."""
+        ftol = _FTOL * max(1.0, abs(side))
+
+        def excess(t: float) -> float:
+            x, s = self._usage(v, t)
+            if abs(s - side) <= ftol:
+                raise _Close(x, s)
+            return s - side
+
+        try:
+            if excess(hi_nu) >= 0:  # a·x(ν) stays above the side until it drops to 0 at ν = max v_j/a_j
+                return self._vertex(v, side)
+            nu = brentq(excess, lo_nu, hi_nu, xtol=_XTOL * (hi_nu - lo_nu), maxiter=300)
+            x, s = self._usage(v, nu)
+        except _Close as close:
+            x, s = close.x, close.s
+        if abs(s - side) > 1e-6 * max(1.0, abs(side)):  # a jump over the side: the vertex, risk slack
+            return self._vertex(v, side)
+        return x * (side / s) if s > 0 else x
+
+    def solve_one(self, v: np.ndarray) -> np.ndarray | None:
+        """The optimum for one objective ``v`` (upper bounds ignored), or ``None`` if the rows
+        leave no feasible point."""
+        x, s = self._usage(v, 0.0)
+        if self.lo <= s <= self.hi:
+            return x
+        if s > self.hi:  # the row binds at its upper side: ν > 0, and x = 0 beyond max v_j/a_j
+            if self.hi == 0.0:
+                return np.zeros_like(v)
+            return self._root(v, self.hi, 0.0, max(float(np.max(v / self.a)), 0.0))
+        # the row binds at its lower side: ν < 0, found by doubling the bracket's width
+        nu_b, width = 0.0, 1.0 + float(np.max(np.abs(v / self.a)))
+        for _ in range(_EXPAND):
+            nu_a = nu_b - width
+            if self._usage(v, nu_a)[1] >= self.lo:
+                return self._root(v, self.lo, nu_a, nu_b)
+            nu_b, width = nu_a, 2 * width
+        return None
+
+    def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        lam = np.atleast_2d(np.asarray(lam, dtype=float))
+        x = np.full(lam.shape, np.nan)
+        for i, v in enumerate(lam):
+            xi = self.solve_one(v)
+            if xi is not None:
+                x[i] = xi
+        bad = np.isnan(x).any(axis=1) | (x > self.ub + 1e-9).any(axis=1)
+        if bad.any():
+            self.fallback_count += int(bad.sum())
+            x[bad] = self.run_fallback(lam[bad])
+        if out is not None:
+            out[...] = x
+            return out
+        return x

@@ -1,0 +1,107 @@
+"""``"oracle"``: a whole problem solved by the exact oracle that fits its rows, where one does.
+
+A problem whose rows form one block that an oracle of :mod:`ldopt.oracles` fits (one knapsack,
+covering or flow row; one convex quadratic row; the portfolio's budget and risk rows) needs no
+general solver. ``"auto"`` tries this backend first. An instance the oracle cannot finish (a bound
+that binds, an empty feasible set) is solved by the next solver of ``"auto"``'s order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..compiled import CompiledModel
+from ..errors import LdoptError, SolverUnavailableError
+from ..oracles import fit_oracle
+from ..oracles.base import Oracle
+from .base import OPTIMAL, Availability, Backend, InstanceResult, Session, SolverOptions
+
+
+class _Unfinished(Exception):
+    """Raised by the oracle's fallback hook: the instance goes to the fallback session."""
+
+
+def _unfinished(lam: np.ndarray) -> np.ndarray:
+    raise _Unfinished
+
+
+def fits_oracle(model: CompiledModel) -> bool:
+    """Whether an exact oracle fits the whole of ``model``."""
+    return _fit(model) is not None
+
+
+def _fit(model: CompiledModel) -> Oracle | None:
+    try:
+        return fit_oracle(model)
+    except LdoptError:  # e.g. a row that no point of the variable bounds meets
+        return None
+
+
+class OracleSession(Session):
+    """Solves ``q·x`` in the model's sense with the model's oracle, one instance at a time."""
+
+    def __init__(self, model: CompiledModel, options: SolverOptions, oracle: Oracle, fallback: Callable[[], Session]):
+        super().__init__(model, options)
+        self.oracle = oracle
+        self.oracle.fallback = _unfinished
+        self._open_fallback = fallback
+        self._fallback: Session | None = None
+        self.handed_over = 0  # instances solved by the fallback solver
+
+    def solve(self, q: np.ndarray, cost: np.ndarray, start: np.ndarray | None = None) -> InstanceResult:
+        try:
+            x = self.oracle.argmax(self.model.sign * np.asarray(q, dtype=float)[None, :])[0]
+        except _Unfinished:
+            self.handed_over += 1
+            if self._fallback is None:
+                self._fallback = self._open_fallback()
+            return self._fallback.solve(q, cost, start)
+        return InstanceResult(x, float(q @ x), OPTIMAL, self.oracle.name)
+
+    def close(self) -> None:
+        if self._fallback is not None:
+            self._fallback.close()
+
+
+class OracleBackend(Backend):
+    """Exact structure oracles for whole problems (see the module docstring)."""
+
+    name = "oracle"
+    handles_integer = True
+    handles_quadratic = True
+
+    def installed(self) -> Availability:
+        return Availability(True)
+
+    def availability(self, model: CompiledModel) -> Availability:
+        if _fit(model) is None:
+            return Availability(
+                False,
+                "no exact oracle fits this problem's rows (one knapsack, covering, flow or continuous row; "
+                "one convex quadratic row; or one positive linear row with one convex quadratic row); "
+                "use solver='auto' or a solver name",
+            )
+        return Availability(True)
+
+    def build(self, model: CompiledModel, options: SolverOptions) -> Session:
+        from .registry import auto_order, open_session  # noqa: PLC0415 - the registry imports this module
+
+        oracle = _fit(model)
+        if oracle is None:
+            raise SolverUnavailableError(str(self.availability(model).reason))
+
+        def fallback() -> Session:
+            reasons = []
+            for name in auto_order(model):
+                if name != self.name:
+                    try:
+                        return open_session(model, name, options)[1]
+                    except SolverUnavailableError as exc:
+                        reasons.append(f"{name}: {exc}")
+            raise SolverUnavailableError(
+                f"oracle: an instance needs a fallback solver and none runs: {'; '.join(reasons)}"
+            )
+
+        return OracleSession(model, options, oracle, fallback)
