@@ -48,5 +48,16 @@ class Oracle(ABC):
             )
         return self.fallback(lam)
 
+    def finish(self, lam: np.ndarray, x: np.ndarray, bad: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+        """``x`` with the instances flagged ``bad`` re-solved by the fallback, written into ``out``
+        when given (then returned)."""
+        if bad.any():
+            self.fallback_count += int(bad.sum())
+            x[bad] = self.run_fallback(lam[bad])
+        if out is not None:
+            out[...] = x
+            return out
+        return x
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

@@ -144,11 +144,4 @@ class BudgetQuadraticOracle(Oracle):
             xi = self.solve_one(v)
             if xi is not None:
                 x[i] = xi
-        bad = np.isnan(x).any(axis=1) | (x > self.ub + 1e-9).any(axis=1)
-        if bad.any():
-            self.fallback_count += int(bad.sum())
-            x[bad] = self.run_fallback(lam[bad])
-        if out is not None:
-            out[...] = x
-            return out
-        return x
+        return self.finish(lam, x, np.isnan(x).any(axis=1) | (x > self.ub + 1e-9).any(axis=1), out)

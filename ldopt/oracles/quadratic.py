@@ -55,11 +55,4 @@ class QuadraticRowOracle(Oracle):
     def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         lam = np.atleast_2d(np.asarray(lam, dtype=float))
         x = np.array([self.solve_one(v) for v in lam])
-        bad = (x > self.ub + 1e-9).any(axis=1)
-        if bad.any():
-            self.fallback_count += int(bad.sum())
-            x[bad] = self.run_fallback(lam[bad])
-        if out is not None:
-            out[...] = x
-            return out
-        return x
+        return self.finish(lam, x, np.asarray((x > self.ub + 1e-9).any(axis=1)), out)
