@@ -206,7 +206,8 @@ def test_oracle_backend_hands_what_it_cannot_finish_to_the_next_solver():
 
 
 def test_oracle_backend_says_why_it_does_not_fit():
-    p = ldopt.Problem.from_pyomo(*(lambda m: (m, m.c))(portfolio.build_model(np.eye(3))))
+    m = portfolio.build_model(np.eye(3))
+    p = ldopt.Problem.from_pyomo(m, m.c)
     assert p.solvers()["oracle"]
     A = np.ones((2, 4))
     two_rows = linear_model(A, np.full(2, -np.inf), np.array([2.0, 3.0]), np.zeros(4), np.ones(4))

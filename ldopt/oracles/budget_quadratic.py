@@ -14,6 +14,8 @@ optimum is the vertex ``(side/a_j) e_j`` with the risk row slack. Instances the 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from scipy.optimize import brentq
 
@@ -55,25 +57,10 @@ class BudgetQuadraticOracle(Oracle):
         lin = [r for r in block.rows if not r.is_quadratic]
         if len(quad) != 1:
             return None
-        n = block.num_vars
-        a = lin[0].dense(n)
+        a = lin[0].dense(block.num_vars)
         if not (a > 0).all() or not lin[0].hi >= 0:
             return None
-        risk = QuadraticRowOracle.fit(
-            CompiledModel(
-                var_names=block.var_names,
-                var_lb=block.var_lb,
-                var_ub=block.var_ub,
-                var_type=block.var_type,
-                sense="max",
-                q0=np.zeros(n),
-                Q=block.Q,
-                k0=0.0,
-                r=np.zeros(n),
-                rows=quad,
-                cost_keys=block.cost_keys,
-            )
-        )
+        risk = QuadraticRowOracle.fit(replace(block, rows=quad))
         if risk is None:
             return None
         return cls(a, float(lin[0].lo), float(lin[0].hi), risk, block.var_ub.copy())
@@ -108,8 +95,6 @@ class BudgetQuadraticOracle(Oracle):
             return s - side
 
         try:
-            if excess(hi_nu) >= 0:  # a·x(ν) stays above the side until it drops to 0 at ν = max v_j/a_j
-                return self._vertex(v, side)
             nu = brentq(excess, lo_nu, hi_nu, xtol=_XTOL * (hi_nu - lo_nu), maxiter=300)
             x, s = self._usage(v, nu)
         except _Close as close:
@@ -127,7 +112,10 @@ class BudgetQuadraticOracle(Oracle):
         if s > self.hi:  # the row binds at its upper side: ν > 0, and x = 0 beyond max v_j/a_j
             if self.hi == 0.0:
                 return np.zeros_like(v)
-            return self._root(v, self.hi, 0.0, max(float(np.max(v / self.a)), 0.0))
+            nu_max = max(float(np.max(v / self.a)), 0.0)
+            if self._usage(v, nu_max)[1] >= self.hi:  # a·x(ν) stays above the side until it drops to 0
+                return self._vertex(v, self.hi)
+            return self._root(v, self.hi, 0.0, nu_max)
         # the row binds at its lower side: ν < 0, found by doubling the bracket's width
         nu_b, width = 0.0, 1.0 + float(np.max(np.abs(v / self.a)))
         for _ in range(_EXPAND):

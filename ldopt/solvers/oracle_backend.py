@@ -28,8 +28,11 @@ def _unfinished(lam: np.ndarray) -> np.ndarray:
 
 
 def fits_oracle(model: CompiledModel) -> bool:
-    """Whether an exact oracle fits the whole of ``model``."""
-    return _fit(model) is not None
+    """Whether an exact oracle fits the whole of ``model``; decided once per model (a compiled
+    model does not change), since fitting factors matrices."""
+    if "_fits_oracle" not in model.__dict__:
+        model.__dict__["_fits_oracle"] = _fit(model) is not None
+    return bool(model.__dict__["_fits_oracle"])
 
 
 def _fit(model: CompiledModel) -> Oracle | None:
@@ -48,13 +51,11 @@ class OracleSession(Session):
         self.oracle.fallback = _unfinished
         self._open_fallback = fallback
         self._fallback: Session | None = None
-        self.handed_over = 0  # instances solved by the fallback solver
 
     def solve(self, q: np.ndarray, cost: np.ndarray, start: np.ndarray | None = None) -> InstanceResult:
         try:
             x = self.oracle.argmax(self.model.sign * np.asarray(q, dtype=float)[None, :])[0]
-        except _Unfinished:
-            self.handed_over += 1
+        except _Unfinished:  # counted in the oracle's fallback_count
             if self._fallback is None:
                 self._fallback = self._open_fallback()
             return self._fallback.solve(q, cost, start)
@@ -76,7 +77,7 @@ class OracleBackend(Backend):
         return Availability(True)
 
     def availability(self, model: CompiledModel) -> Availability:
-        if _fit(model) is None:
+        if not fits_oracle(model):
             return Availability(
                 False,
                 "no exact oracle fits this problem's rows (one knapsack, covering, flow or continuous row; "
