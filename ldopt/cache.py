@@ -64,6 +64,13 @@ def _atomic_write(path: Path, write: Any) -> None:
         raise
 
 
+def entry_path(cache: str | Path, prefix: str, key: str) -> Path:
+    """Where an entry keyed ``key`` lives: ``cache`` itself when it names an ``.npz`` file, else
+    ``<cache>/<prefix>-<key[:20]>.npz``."""
+    path = Path(cache)
+    return path if path.suffix == ".npz" else path / f"{prefix}-{key[:20]}.npz"
+
+
 def write_text(path: str | Path, text: str) -> Path:
     """Write ``text`` to ``path`` atomically: a reader sees the old file or the new one, never part."""
     path = Path(path)

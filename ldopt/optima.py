@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import warnings
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from . import cache as ldcache
 from .arrays import vector
 from .batch import check_problem, checked, solve_many
 from .compiled import sense_sign
+from .errors import CacheError
 from .problem import Problem
 
 _PROVEN = 1e-9  # relative gap under which an optimum counts as proven
@@ -72,17 +76,38 @@ def optima(
     gap: float = 0.0,
     bound: Any = None,
     executor: Executor | None = None,
+    cache: str | Path | None = None,
 ) -> Optima:
     """Solve every instance (in parallel) for its best known optimum and a certified bound.
 
     Exact by default; with ``time_limit`` or ``gap`` an instance may stop at its incumbent, and
     the solver's bound certifies how far it can be from the optimum. ``bound`` (``(B,)``, e.g. an
-    LD dual bound) tightens that certificate.
+    LD dual bound) tightens that certificate. ``cache`` (a folder, or an ``.npz`` path): the
+    solves are saved there atomically, keyed by the problem, the costs, ``time_limit`` and
+    ``gap``, and a later call with the same key loads them instead of solving (a resumed
+    experiment does not solve its validation and test sets again).
     """
     check_problem(problem, solver)
-    s = checked(solve_many(problem, costs, solver, executor=executor, time_limit=time_limit, gap=gap), "true costs")
-    sol_bound = np.where(np.isfinite(s.bound), s.bound, np.inf if problem.sense == "max" else -np.inf)
-    out = Optima(problem.sense, s.objective, sol_bound, s.x)
+    c, _ = problem.check_costs(costs)
+    expect: dict[str, Any] = dict(problem=problem.compiled.fingerprint(), costs=ldcache.digest(c))
+    if time_limit is not None:
+        expect["time_limit"] = float(time_limit)
+    if gap:
+        expect["gap"] = float(gap)
+    path = ldcache.entry_path(cache, "optima", ldcache.digest(expect, "optima")) if cache is not None else None
+    hit = ldcache.load(path, expect) if path is not None else None
+    if hit is not None:
+        value, sol_bound, x = hit[0]["value"], hit[0]["bound"], hit[0]["x"]
+    else:
+        s = checked(solve_many(problem, c, solver, executor=executor, time_limit=time_limit, gap=gap), "true costs")
+        value, x = s.objective, s.x
+        sol_bound = np.where(np.isfinite(s.bound), s.bound, np.inf if problem.sense == "max" else -np.inf)
+        if path is not None:
+            try:
+                ldcache.save(path, {"value": value, "bound": sol_bound, "x": x}, {**expect, "solver": s.solver})
+            except CacheError as exc:  # the solves are done: keep them, unsaved
+                warnings.warn(f"{exc}; the optima are used without being cached", stacklevel=2)
+    out = Optima(problem.sense, value, sol_bound, x)
     return out if bound is None else out.tighten(bound)
 
 

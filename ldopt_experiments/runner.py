@@ -94,7 +94,7 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
     stages = _Stages()
     if out:  # the settings first, so that a resume after an interruption is checked against them
         _save_meta(setup, opts, out, stages)
-    validator, test_opt = _evaluation(setup, opts, stages)
+    validator, test_opt = _evaluation(setup, opts, stages, out)
     ld_data, opt_data = _training_sets(setup, specs, opts, out, stages)
     rows: list[Row] = []
     curves: list[Row] = []
@@ -158,14 +158,16 @@ def _check_resumable(setup: Setup, opts: RunOptions, out: Path | None) -> None:
         )
 
 
-def _evaluation(setup: Setup, opts: RunOptions, stages: _Stages) -> tuple[Validator, Optima]:
+def _evaluation(setup: Setup, opts: RunOptions, stages: _Stages, out: Path | None) -> tuple[Validator, Optima]:
     p = setup.problem
+    cache = out / "cache" if out else None  # a resumed run loads the optima instead of solving them again
     val_opt = stages.timed(
-        "optima: validation set", lambda: optima(p, setup.val[1], opts.solver, time_limit=opts.time_limit)
+        "optima: validation set",
+        lambda: optima(p, setup.val[1], opts.solver, time_limit=opts.time_limit, cache=cache),
     )
     validator = Validator(p, *setup.val, solver=opts.solver, time_limit=opts.time_limit, optimum=val_opt)
     test_opt = stages.timed(
-        "optima: test set", lambda: optima(p, setup.test[1], opts.solver, time_limit=opts.time_limit)
+        "optima: test set", lambda: optima(p, setup.test[1], opts.solver, time_limit=opts.time_limit, cache=cache)
     )
     if opts.certify:
         bound = stages.timed(

@@ -75,11 +75,6 @@ def _f32(a: np.ndarray) -> torch.Tensor:
     return torch.as_tensor(np.ascontiguousarray(a), dtype=torch.float32)
 
 
-def _cache_path(cache_arg: str | Path, prefix: str, key: str) -> Path:
-    path = Path(cache_arg)
-    return path if path.suffix == ".npz" else path / f"{prefix}-{key[:20]}.npz"
-
-
 class _Base(torch.utils.data.Dataset):
     _fields: tuple[str, ...] = ()
 
@@ -253,7 +248,7 @@ class LDDataset(_Base):
         )
         if cache is None:
             return self._counted(solve(checkpoint=None))
-        self.cache_path = _cache_path(cache, "lddata", ldcache.digest(expect))
+        self.cache_path = ldcache.entry_path(cache, "lddata", ldcache.digest(expect))
         chunks = self.cache_path.with_suffix(".chunks")
         try:
             hit = ldcache.load(self.cache_path, expect)

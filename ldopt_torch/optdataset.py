@@ -16,7 +16,7 @@ from ldopt.errors import InputError
 from ldopt.regret import solve_many
 
 from .batches import OptBatch
-from .dataset import _Base, _cache_path
+from .dataset import _Base
 
 
 class OptDataset(_Base):
@@ -47,7 +47,7 @@ class OptDataset(_Base):
         key = ldcache.digest(expect, "optdata")
         hit = None
         if cache is not None:
-            path = _cache_path(cache, "optdata", key)
+            path = ldcache.entry_path(cache, "optdata", key)
             hit = ldcache.load(path, expect)
         if hit is not None:
             x, obj = hit[0]["x"], hit[0]["objective"]

@@ -12,6 +12,7 @@ torch = pytest.importorskip("torch", reason="the runner trains torch models (pip
 pytest.importorskip("pyepo", reason="full-problem baselines run through PyEPO (pip install 'ldopt[torch]')")
 
 import ldopt  # noqa: E402
+import ldopt.optima as optima_module  # noqa: E402
 from ldopt_experiments import cli, runner  # noqa: E402
 from ldopt_torch import experiment  # noqa: E402
 
@@ -204,10 +205,16 @@ def test_runner_resumes_an_interrupted_invocation(tmp_path, monkeypatch):
     assert [(r["method"], int(r["seed"])) for r in saved] == [("mse", 0), ("ld:spo+:multiple:L1", 0)]
     first = (out / "runs" / "knapsack10-mse-seed0.json").read_text()
     calls.clear()
+    solved = []  # the optima's solves in the resumed invocation
+    real_solve = optima_module.solve_many
+    counting = lambda p, c, *a, **k: solved.append(len(c)) or real_solve(p, c, *a, **k)  # noqa: E731
+    monkeypatch.setattr(optima_module, "solve_many", counting)
     rows = experiment.main([*args, *methods, "--seeds", "0", "1", "--resume"])
     assert calls == [("mse", 1), ("ld:spo+:multiple:L1", 1)]  # only the runs not saved
     assert len(rows) == 4 and len(experiment.load_rows(out / "results.csv")) == 4
     assert (out / "runs" / "knapsack10-mse-seed0.json").read_text() == first
+    # the validation and test optima came from the folder's cache, solved by the first invocation
+    assert solved == [] and len(list((out / "cache").glob("optima-*.npz"))) == 2
     # a resume with other settings would mix incomparable runs: refused, naming the setting, also
     # when the earlier invocation was interrupted before it finished
     (out / "meta.json").unlink()

@@ -85,3 +85,46 @@ def test_a_minimisation_interval_has_the_right_orientation():
     assert (loose.bound <= loose.value + 1e-9).all()
     rep = evaluate(p, pred, C, "highs", optima=loose)
     assert rep.lower - 1e-12 <= exact <= rep.upper + 1e-12
+
+
+def test_cached_optima_load_without_solving_and_are_keyed_by_costs_and_limits(mkp, tmp_path, monkeypatch):
+    """A second call with the same problem, costs and limits loads the optima (no solve); other costs
+    or another gap get their own entry; a torn entry is reported, not trusted."""
+    import ldopt.optima as optima_module  # noqa: PLC0415
+
+    p, C, _ = mkp
+    solved = []
+    real = optima_module.solve_many
+
+    def counting(problem, costs, *args, **kwargs):
+        solved.append(len(costs))
+        return real(problem, costs, *args, **kwargs)
+
+    monkeypatch.setattr(optima_module, "solve_many", counting)
+    first = optima(p, C, "highs", cache=tmp_path)
+    again = optima(p, C, "highs", cache=tmp_path)
+    assert solved == [len(C)]  # the second call solved nothing
+    for a, b in ((first.value, again.value), (first.bound, again.bound), (first.x, again.x)):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(again.value, optima(p, C, "highs").value)  # and they are the optima
+    optima(p, C[:10], "highs", cache=tmp_path)
+    optima(p, C, "highs", gap=0.02, cache=tmp_path)
+    assert solved == [len(C), len(C), 10, len(C)]  # the uncached check, other costs, another gap
+    assert len(list(tmp_path.glob("optima-*.npz"))) == 3
+    # an explicit .npz path written for other costs is refused, naming what differs
+    one = tmp_path / "one.npz"
+    optima(p, C, "highs", cache=one)
+    with pytest.raises(ldopt.CacheError, match="other costs"):
+        optima(p, C[:10], "highs", cache=one)
+    one.write_bytes(b"torn")
+    with pytest.raises(ldopt.TornCacheError, match="delete it to recompute"):
+        optima(p, C, "highs", cache=one)
+
+
+def test_optima_that_cannot_be_cached_are_kept_with_a_warning(mkp, tmp_path):
+    p, C, _ = mkp
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the cache folder should be")
+    with pytest.warns(UserWarning, match="without being cached"):
+        out = optima(p, C[:5], "highs", cache=blocked / "sub")
+    np.testing.assert_allclose(out.value, optima(p, C[:5], "highs").value)
