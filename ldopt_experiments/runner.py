@@ -82,9 +82,10 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
     ``certify`` tightens the test optima's bounds by an LD dual bound.
 
     Every finished run is saved at once (``runs/<run>.json``, merged into ``results.csv`` and
-    ``table.md``, each written atomically). ``resume=True`` keeps the runs already saved under
-    ``out`` and trains only the others, so an interrupted invocation goes on where it stopped; it
-    refuses a folder whose ``meta.json`` records other settings.
+    ``table.md``, its stages' seconds into ``meta.json``, each written atomically).
+    ``resume=True`` keeps the runs already saved under ``out`` and trains only the others, so an
+    interrupted invocation goes on where it stopped; it refuses a folder whose ``meta.json``
+    records other settings.
     """
     opts = RunOptions(**options)
     specs = {m: parse_method(m) for m in methods}
@@ -120,6 +121,7 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
                 merged += [json.loads(f.read_text()) for f in lost]
                 save_rows(merged, out / "results.csv")
                 write_text(out / "table.md", table(merged))
+                _save_meta(setup, opts, out, stages)
             if opts.progress:
                 print(
                     f"  {spec.label:28s} seed {seed}: test regret {row['test_regret']:.3f}%  "
@@ -325,6 +327,16 @@ def _save(setup: Setup, rows: list[Row], curves: list[Row], opts: RunOptions, ou
 
 
 def _save_meta(setup: Setup, opts: RunOptions, out: Path, stages: _Stages) -> None:
-    """``meta.json``: the settings and the seconds of every stage so far."""
-    meta = dict(**_settings(setup, opts), stages=[dict(stage=s, seconds=t) for s, t in stages.items])
-    write_text(out / "meta.json", json.dumps(meta, indent=1))
+    """``meta.json``: the settings and the seconds of every stage so far, after those that earlier
+    (or concurrent) invocations with the same settings recorded there (a stage run again counts
+    once, with its latest seconds)."""
+    settings = _settings(setup, opts)
+    mine = [dict(stage=s, seconds=t) for s, t in stages.items]
+    earlier: list[dict[str, Any]] = []
+    path = out / "meta.json"
+    if path.exists():
+        saved = json.loads(path.read_text())
+        if {k: saved.get(k) for k in settings} == settings:
+            names = {s["stage"] for s in mine}
+            earlier = [s for s in saved.get("stages", []) if s["stage"] not in names]
+    write_text(path, json.dumps(dict(**settings, stages=earlier + mine), indent=1))

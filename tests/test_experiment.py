@@ -215,6 +215,11 @@ def test_runner_resumes_an_interrupted_invocation(tmp_path, monkeypatch):
     assert (out / "runs" / "knapsack10-mse-seed0.json").read_text() == first
     # the validation and test optima came from the folder's cache, solved by the first invocation
     assert solved == [] and len(list((out / "cache").glob("optima-*.npz"))) == 2
+    # meta.json keeps the seconds of both invocations' runs
+    recorded = [s["stage"] for s in json.loads((out / "meta.json").read_text())["stages"]]
+    for method, seed in [("MSE", 0), ("LD(SPO+, multiple, L1)", 0), ("MSE", 1), ("LD(SPO+, multiple, L1)", 1)]:
+        assert f"train {method} (seed {seed})" in recorded
+    assert len(recorded) == len(set(recorded))
     # a resume with other settings would mix incomparable runs: refused, naming the setting, also
     # when the earlier invocation was interrupted before it finished
     (out / "meta.json").unlink()
