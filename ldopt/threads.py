@@ -74,6 +74,14 @@ def inside_pool() -> bool:
     return getattr(_LOCAL, "inside", False)
 
 
+def solver_threads() -> int:
+    """Threads one solver call may use when none are asked for: 1 on one of the pool's threads (the
+    pool already runs a call per thread), else :func:`num_threads`, so that ``LDOPT_THREADS``
+    bounds the whole process. A MIP solver left to its default takes every core in each of the
+    pool's calls: on 2 cores, 4 threads (and 8 with two processes side by side)."""
+    return 1 if inside_pool() else num_threads()
+
+
 def split(total: int, parts: int) -> list[tuple[int, int]]:
     """``[start, stop)`` ranges cutting ``total`` items into ``parts`` nearly equal pieces."""
     parts = max(1, min(parts, total))

@@ -156,3 +156,32 @@ def test_highs_solves_in_a_process_forked_after_a_solve():
         pool.terminate()
         _FORKED.clear()
     np.testing.assert_allclose(there, here)
+
+
+def test_gurobi_takes_one_thread_per_pool_solve_and_the_budget_outside_it():
+    """``LDOPT_THREADS`` bounds the process: Gurobi, whose default is every core per solve, gets one
+    thread in each of the pool's solves and the whole budget in a solve outside the pool; an
+    explicit ``threads=`` wins. The decisions are the same either way."""
+    from ldopt import threads  # noqa: PLC0415
+
+    d = knapsack.protocol_data(8, 30, dim=4, seed=3)
+    m = knapsack.build_model(d.weights, d.capacities)
+    p, C = ldopt.Problem.from_pyomo(m, m.c), d.costs  # fresh: no sessions of other tests
+    avail = ldopt.solvers.registry.availability(p.compiled, "gurobi")
+    if not avail:
+        pytest.skip(f"needs Gurobi: {avail.reason}")
+    threads.configure(2)
+    try:
+        pooled = solve_many(p, C[:6], "gurobi")
+        alone = p.solve(C[:6], "gurobi")
+        explicit = p.solve(C[:1], "gurobi", threads=1)
+    finally:
+        threads.configure(None)
+    used = {}
+    for (name, opts, tid), (_, session) in p._sessions.items():
+        if name == "gurobi":
+            used.setdefault(tid == threading.get_ident(), []).append((opts.threads, session.m.Params.Threads))
+    assert used[False] and all(t == 1 for _, t in used[False])  # each pool thread that solved (one or two)
+    assert sorted(used[True], key=str) == [(1, 1), (None, 2)]  # outside the pool: the budget, or as asked
+    np.testing.assert_array_equal(pooled.x, alone.x)
+    np.testing.assert_array_equal(explicit.x[0], alone.x[0])

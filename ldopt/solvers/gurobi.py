@@ -6,6 +6,7 @@ import numpy as np
 
 from ..compiled import CompiledModel
 from ..errors import SolverUnavailableError
+from ..threads import solver_threads
 from .base import (
     ERROR,
     FEASIBLE,
@@ -92,8 +93,8 @@ class GurobiSession(Session):
         m.Params.MIPGap = options.gap
         if options.time_limit is not None:
             m.Params.TimeLimit = options.time_limit
-        if options.threads is not None:
-            m.Params.Threads = options.threads
+        # Gurobi's default is every core per solve, however many solves run at once
+        m.Params.Threads = options.threads if options.threads is not None else solver_threads()
         for key, value in options.extra:
             m.setParam(key, value)
         self.x = x
