@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from . import cache as ldcache
+from . import checks
 from .arrays import vector
 from .batch import check_problem, checked, solve_many
 from .compiled import sense_sign
@@ -89,6 +90,8 @@ def optima(
     """
     check_problem(problem, solver)
     c, _ = problem.check_costs(costs)
+    time_limit = checks.positive_or_none("time_limit", time_limit, " (seconds)")
+    gap = checks.unit_interval("gap", gap)
     expect: dict[str, Any] = dict(problem=problem.compiled.fingerprint(), costs=ldcache.digest(c))
     if time_limit is not None:
         expect["time_limit"] = float(time_limit)
