@@ -95,8 +95,9 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
     stages = _Stages()
     if out:  # the settings first, so that a resume after an interruption is checked against them
         _save_meta(setup, opts, out, stages)
-    validator, test_opt = _evaluation(setup, opts, stages, out)
-    ld_data, opt_data = _training_sets(setup, specs, opts, out, stages)
+    cache = out / "cache" if out else None  # optima and training sets: a resumed run loads them
+    validator, test_opt = _evaluation(setup, opts, stages, cache)
+    ld_data, opt_data = _training_sets(setup, specs, opts, cache, stages)
     rows: list[Row] = []
     curves: list[Row] = []
     for seed in seeds:
@@ -160,9 +161,8 @@ def _check_resumable(setup: Setup, opts: RunOptions, out: Path | None) -> None:
         )
 
 
-def _evaluation(setup: Setup, opts: RunOptions, stages: _Stages, out: Path | None) -> tuple[Validator, Optima]:
+def _evaluation(setup: Setup, opts: RunOptions, stages: _Stages, cache: Path | None) -> tuple[Validator, Optima]:
     p = setup.problem
-    cache = out / "cache" if out else None  # a resumed run loads the optima instead of solving them again
     val_opt = stages.timed(
         "optima: validation set",
         lambda: optima(p, setup.val[1], opts.solver, time_limit=opts.time_limit, cache=cache),
@@ -181,9 +181,8 @@ def _evaluation(setup: Setup, opts: RunOptions, stages: _Stages, out: Path | Non
 
 
 def _training_sets(
-    setup: Setup, specs: dict[str, MethodSpec], opts: RunOptions, out: Path | None, stages: _Stages
+    setup: Setup, specs: dict[str, MethodSpec], opts: RunOptions, cache: Path | None, stages: _Stages
 ) -> tuple[LDDataset | None, OptDataset | None]:
-    cache = out / "cache" if out else None
     ld_data = opt_data = None
     if any(s.kind == "ld" for s in specs.values()):
         ld_data = stages.timed(
