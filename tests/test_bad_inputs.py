@@ -85,6 +85,7 @@ def _fit(**kw: Any) -> Any:
 
 # entry point: (the call, its valid keyword arguments)
 ENTRIES: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {
+    "Problem": (ldopt.Problem, dict(compiled=p.compiled)),
     "Problem.from_pyomo": (ldopt.Problem.from_pyomo, dict(model=S["m"], cost=S["m"].c)),
     "Problem.solve": (
         p.solve,
@@ -200,6 +201,8 @@ def test_the_audit_cases_are_caught_with_their_argument_named():
     """A few of the audit's findings, by their messages."""
     with pytest.raises(ldopt.InputError, match="complex"):
         p.solve(C[:1] + 1j)
+    with pytest.raises(ldopt.InputError, match=r"got ConcreteModel; compile a Pyomo model with .*from_pyomo"):
+        ldopt.Problem(S["m"])  # the Pyomo model itself, not its compilation
     with pytest.raises(ldopt.DecompositionError, match="neither a row index"):
         ldopt.decompose(p, blocks=[[True], [1]])
     with pytest.raises(ldopt.InputError, match="workers"):
