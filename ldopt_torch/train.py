@@ -33,6 +33,7 @@ from ldopt import checks
 from ldopt.errors import InputError
 from ldopt.progress import enabled
 
+from .batches import model_inputs
 from .dataset import LDDataset
 from .fit_result import FitResult
 from .loop import Budget, Loop, Schedule
@@ -90,12 +91,42 @@ def torch_threads(threads: int | None) -> Iterator[None]:
 def _check_parts(model: Any, data: Any, loss: Any, val: Any, optimizer: Any) -> None:
     checks.instance("model", model, nn.Module, "a torch.nn.Module")
     checks.instance("loss", loss, nn.Module, "a loss module (lt.LDLoss, lt.MSELoss, lt.FullLoss, ...)")
+    if isinstance(loss, nn.modules.loss._Loss):  # torch's own losses are called as loss(input, target)
+        raise InputError(
+            "loss: expected an ldopt loss, called as loss(pred_costs, batch) (lt.LDLoss, lt.MSELoss, "
+            f"lt.FullLoss, ...), got torch's {type(loss).__name__}, called as loss(input, target); "
+            "for the two-stage baseline use lt.MSELoss()"
+        )
     if optimizer is not None:
         checks.instance("optimizer", optimizer, torch.optim.Optimizer, "a torch.optim.Optimizer or None")
     if not hasattr(data, "batches"):
         raise InputError(f"data: expected an lt.LDDataset or lt.OptDataset, got {type(data).__name__}")
     if val is not None and not isinstance(val, Validator) and not (isinstance(val, (tuple, list)) and len(val) == 2):
         raise InputError(f"val: expected (features, costs), an lt.Validator or None, got {type(val).__name__}")
+
+
+def _check_features(model: nn.Module, data: Any, validator: Validator | None) -> None:
+    """The validation features have the training features' columns, and the model takes them: a
+    forward pass on one training row (eval mode, no gradient) before the first step."""
+    features = getattr(data, "features", None)
+    if not isinstance(features, torch.Tensor) or features.ndim != 2 or len(features) == 0:
+        return
+    n = features.shape[1]
+    if validator is not None and validator.features.shape[1] != n:
+        raise InputError(
+            f"val: expected features with {n} columns (as the training data's), got {validator.features.shape[1]}"
+        )
+    was = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            model(model_inputs(model, features[:1]))
+    except RuntimeError as exc:
+        raise InputError(
+            f"model: expected a model that takes (batch, {n}) features, got one that fails on a training row: {exc}"
+        ) from None
+    finally:
+        model.train(was)
 
 
 def _bar(epochs: int, time_budget: float | None, loss: nn.Module, progress: bool) -> Any:
@@ -171,6 +202,7 @@ def fit(
         else Validator(data.problem, *val, solver=checks.solver_name("solver", solver), executor=executor)
     )
     progress = checks.boolean("progress", progress)
+    _check_features(model, data, validator)
     with torch_threads(threads):
         opt = optimizer or torch.optim.Adam(model.parameters(), lr=lr)
         bar = _bar(budget.epochs, budget.seconds, loss, progress)

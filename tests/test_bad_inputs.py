@@ -203,6 +203,12 @@ def test_the_audit_cases_are_caught_with_their_argument_named():
         p.solve(C[:1] + 1j)
     with pytest.raises(ldopt.InputError, match=r"got ConcreteModel; compile a Pyomo model with .*from_pyomo"):
         ldopt.Problem(S["m"])  # the Pyomo model itself, not its compilation
+    with pytest.raises(ldopt.InputError, match=r"got torch's MSELoss.*use lt.MSELoss\(\)"):
+        _fit(loss=torch.nn.MSELoss())
+    with pytest.raises(ldopt.InputError, match=r"model: expected a model that takes \(batch, 12\) features"):
+        _fit(model=torch.nn.Linear(7, 8))
+    with pytest.raises(ldopt.InputError, match=r"val: expected features with 12 columns .* got 5"):
+        _fit(val=(F[8:, :5], C[8:]))
     with pytest.raises(ldopt.DecompositionError, match="neither a row index"):
         ldopt.decompose(p, blocks=[[True], [1]])
     with pytest.raises(ldopt.InputError, match="workers"):
