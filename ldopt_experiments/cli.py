@@ -7,7 +7,9 @@ Length: :func:`experiment_parser` declares every option with its help in one pla
 from __future__ import annotations
 
 import argparse
+import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +47,32 @@ sizes: defaults are the paper's protocol — knapsack: 200 train / 100 validatio
 """
 
 
+def _integer(minimum: int) -> Callable[[str], int]:
+    """An argparse type: an integer ≥ ``minimum``; argparse names the option in its error."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected an integer ≥ {minimum}, got {text!r}")
+        return value
+
+    return parse
+
+
+def _positive(text: str) -> float:
+    """An argparse type: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
+    return value
+
+
 def experiment_parser(prog: str = "ldopt experiment") -> argparse.ArgumentParser:
     """The runner's options (see ``--help``)."""
     ap = argparse.ArgumentParser(
@@ -59,39 +87,39 @@ def experiment_parser(prog: str = "ldopt experiment") -> argparse.ArgumentParser
     ap.add_argument("problem", choices=["knapsack", "portfolio", *sorted(FAMILIES)])
     ap.add_argument(
         "--size",
-        type=int,
+        type=_integer(1),
         default=None,
         help="items (knapsack) or assets (portfolio), default 100; grid side (shortest_path, 5), customers "
         "(facility, 10), employees (shift_scheduling, 8), sets (set_cover, 40) or items (lot_sizing, 4)",
     )
-    ap.add_argument("--rows", type=int, default=10, help="knapsack rows m; default 10 (the paper's)")
+    ap.add_argument("--rows", type=_integer(1), default=10, help="knapsack rows m; default 10 (the paper's)")
     ap.add_argument(
         "--methods",
         nargs="+",
         default=["mse", "spo+", "ld:spo+:multiple:L1", "ld:imle:multiple:L2"],
         help="methods to train (grammar below); default: mse spo+ ld:spo+:multiple:L1 ld:imle:multiple:L2",
     )
-    ap.add_argument("--seeds", nargs="+", type=int, default=[0], help="training seeds; default 0")
-    ap.add_argument("--epochs", type=int, default=500, help="epoch cap per run; default 500")
+    ap.add_argument("--seeds", nargs="+", type=_integer(0), default=[0], help="training seeds; default 0")
+    ap.add_argument("--epochs", type=_integer(1), default=500, help="epoch cap per run; default 500")
     ap.add_argument(
         "--patience",
-        type=int,
+        type=_integer(1),
         default=20,
         help="stop after this many validations without improvement (epoch budgets); default 20",
     )
     ap.add_argument(
         "--eval-every",
-        type=int,
+        type=_integer(0),
         default=0,
         help="validate every k epochs; default 1 (with --budget: --evaluations times at doubling training times)",
     )
     ap.add_argument(
         "--budget",
-        type=float,
+        type=_positive,
         default=None,
         help="training seconds per run instead of epochs (load-dependent results); default none",
     )
-    ap.add_argument("--evaluations", type=int, default=12, help="validations per --budget; default 12")
+    ap.add_argument("--evaluations", type=_integer(1), default=12, help="validations per --budget; default 12")
     ap.add_argument("--count-construction", action="store_true", help="count the multipliers inside --budget")
     ap.add_argument(
         "--dual",
@@ -102,7 +130,7 @@ def experiment_parser(prog: str = "ldopt experiment") -> argparse.ArgumentParser
     )
     ap.add_argument(
         "--iterations",
-        type=int,
+        type=_integer(1),
         default=None,
         help="subgradient iterations of the multipliers (per run); default LDDataset's: 30, or 300 with --dual shared",
     )
@@ -120,28 +148,31 @@ def experiment_parser(prog: str = "ldopt experiment") -> argparse.ArgumentParser
         help="LD multipliers that follow the model: every EVERY epochs, STEPS warm-started dual steps on "
         "c + MIX (ĉ − c), counted as training time (e.g. 20:10:1); default none (the paper's fixed μ)",
     )
-    ap.add_argument("--train", type=int, default=None, help="training instances (default: the protocol's)")
-    ap.add_argument("--val", type=int, default=None, help="validation instances (default: the protocol's)")
-    ap.add_argument("--test", type=int, default=None, help="test instances (default: the protocol's)")
-    ap.add_argument("--data-seed", type=int, default=42, help="seed of the generated data; default 42")
+    ap.add_argument("--train", type=_integer(1), default=None, help="training instances (default: the protocol's)")
+    ap.add_argument("--val", type=_integer(1), default=None, help="validation instances (default: the protocol's)")
+    ap.add_argument("--test", type=_integer(1), default=None, help="test instances (default: the protocol's)")
+    ap.add_argument("--data-seed", type=_integer(0), default=42, help="seed of the generated data; default 42")
     ap.add_argument(
-        "--lr", type=float, default=None, help="Adam's learning rate (default: knapsack 1e-2, portfolio 2e-3)"
+        "--lr", type=_positive, default=None, help="Adam's learning rate (default: knapsack 1e-2, portfolio 2e-3)"
     )
     ap.add_argument(
         "--solver", default="highs", help="full-problem solver: highs, gurobi, cvxpy, auto, pyomo:<name>; default highs"
     )
     ap.add_argument(
         "--time-limit",
-        type=float,
+        type=_positive,
         default=None,
         help="seconds per full-problem solve (evaluation on incumbents with certified bounds); default none (exact)",
     )
     ap.add_argument("--certify", action="store_true", help="tighten the test optima's bounds by an LD dual bound")
     ap.add_argument(
-        "--workers", type=int, default=None, help="threads for dual solves and evaluation; default: every core"
+        "--workers", type=_integer(1), default=None, help="threads for dual solves and evaluation; default: every core"
     )
     ap.add_argument(
-        "--curve-instances", type=int, default=200, help="test instances for the budget curves (0: none); default 200"
+        "--curve-instances",
+        type=_integer(0),
+        default=200,
+        help="test instances for the budget curves (0: none); default 200",
     )
     ap.add_argument("--out", default="results", help="output folder; default results")
     ap.add_argument(
@@ -258,9 +289,17 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("command", choices=["experiment", "table"])
     a, _ = ap.parse_known_args(argv[:1])
-    if a.command == "experiment":
-        experiment_main(argv[1:])
-        return
+    try:
+        if a.command == "experiment":
+            experiment_main(argv[1:])
+        else:
+            table_main(argv[1:])
+    except ldopt.LdoptError as exc:  # a user's mistake or a solver's refusal: its message, no traceback
+        sys.exit(f"ldopt {a.command}: error: {exc}")
+
+
+def table_main(argv: list[str]) -> None:
+    """``ldopt table DIR`` or ``ldopt table DIR1 DIR2 … --paper [--out FILE]``."""
     tp = argparse.ArgumentParser(
         prog="ldopt table",
         description="Print a saved run's table and redraw its plots; --paper: Table 1's layout over several folders.",
@@ -272,7 +311,10 @@ def main(argv: list[str] | None = None) -> None:
         help="one table per problem in the paper's layout (methods × sizes, ours beside the paper's; lower in bold)",
     )
     tp.add_argument("--out", help="with --paper: also write the tables to this Markdown file")
-    t = tp.parse_args(argv[1:])
+    t = tp.parse_args(argv)
+    for folder in t.folders:
+        if not (Path(folder) / "results.csv").is_file():
+            tp.error(f"folder: expected a folder with results.csv (an ldopt experiment --out), got {folder!r}")
     if not t.paper:
         if len(t.folders) > 1 or t.out:
             tp.error("several folders and --out need --paper")

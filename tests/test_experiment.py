@@ -108,6 +108,37 @@ def test_the_paper_layout_puts_ours_beside_the_paper_and_bolds_the_lower(tmp_pat
     assert (tmp_path / "t.md").read_text() == text
 
 
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["experiment", "knapsack", "--size", "0"], "argument --size: expected an integer ≥ 1, got '0'"),
+        (["experiment", "knapsack", "--train", "0"], "argument --train: expected an integer ≥ 1, got '0'"),
+        (["experiment", "knapsack", "--seeds", "0", "-1"], "argument --seeds: expected an integer ≥ 0, got '-1'"),
+        (["experiment", "knapsack", "--budget", "-3"], "argument --budget: expected a number > 0, got '-3'"),
+        (["experiment", "knapsack", "--lr", "nan"], "argument --lr: expected a number > 0, got 'nan'"),
+        (["experiment", "knapsack", "--epochs", "x"], "argument --epochs: expected an integer ≥ 1, got 'x'"),
+        (["table", "no-such-folder"], "folder: expected a folder with results.csv"),
+    ],
+)
+def test_the_command_line_refuses_bad_options_before_running(argv, message, tmp_path, monkeypatch, capsys):
+    """Before, --size 0 (or --train 0) silently ran the default size, --budget -3 failed after
+    building the data, and a missing folder raised FileNotFoundError's traceback."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(argv)
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "results").exists()  # nothing ran
+
+
+def test_the_command_line_reports_an_ldopt_error_without_a_traceback(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["experiment", "knapsack", "--size", "5", "--methods", "foo", "--quiet"])
+    assert str(exit_.value.code).startswith("ldopt experiment: error: method: expected mse | spo+")
+    with pytest.raises(ldopt.InputError, match="got 'foo'"):  # Python callers still get the exception
+        experiment.main(["knapsack", "--size", "5", "--methods", "foo", "--quiet"])
+
+
 def test_runner_end_to_end_on_a_tiny_knapsack(tmp_path):
     out = tmp_path / "run"
     rows = experiment.main(
