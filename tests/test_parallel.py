@@ -185,3 +185,37 @@ def test_gurobi_takes_one_thread_per_pool_solve_and_the_budget_outside_it():
     assert sorted(used[True], key=str) == [(1, 1), (None, 2)]  # outside the pool: the budget, or as asked
     np.testing.assert_array_equal(pooled.x, alone.x)
     np.testing.assert_array_equal(explicit.x[0], alone.x[0])
+
+
+def test_one_blas_thread_limits_blas_and_restores_it_after_overlapping_blocks():
+    """Inside the block BLAS runs on one thread, nested blocks keep it, and blocks that overlap on
+    two threads leave BLAS as it was once the last one ends (no limit leaks)."""
+    threadpoolctl = pytest.importorskip("threadpoolctl", reason="ldopt depends on threadpoolctl")
+
+    def counts() -> set[int]:
+        return {i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"}
+
+    np.linalg.cholesky(np.eye(3))  # BLAS loaded
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        assert counts() == {2}
+        with ldopt.threads.one_blas_thread():
+            assert counts() == {1}
+            with ldopt.threads.one_blas_thread():
+                assert counts() == {1}
+            assert counts() == {1}
+        assert counts() == {2}
+        entered, leave = threading.Event(), threading.Event()
+
+        def hold() -> None:
+            with ldopt.threads.one_blas_thread():
+                entered.set()
+                leave.wait(5)
+
+        other = threading.Thread(target=hold)
+        other.start()
+        entered.wait(5)
+        with ldopt.threads.one_blas_thread():
+            pass  # ends while the other thread's block is open
+        leave.set()
+        other.join()
+        assert counts() == {2} and ldopt.threads._BLAS_DEPTH == 0

@@ -10,6 +10,18 @@ does not increase with ``ν``, so the optimal ``ν`` is the root of ``a·x(ν) =
 jumps over the side (at ``ν = max v_j/a_j`` the maximiser leaves 0 for the ellipsoid's surface) the
 optimum is the vertex ``(side/a_j) e_j`` with the risk row slack. Instances the method cannot finish
 (a finite upper bound ``u`` that binds, an empty feasible set) go to the fallback solver.
+
+When the row binds, an active-set method is tried before Brent's: on a support ``S`` (the assets
+held), ``x_S ∝ y_S = P_SS⁻¹(v_S − ν a_S)`` is affine in ``ν``, and both rows binding (``a·x = side``,
+``x'Px = R``) fix ``ν`` in closed form: with ``y0 = P_SS⁻¹ v_S``, ``y1 = P_SS⁻¹ a_S``, ``p = a·y0``,
+``q = a·y1`` and ``B = v·y0 − p²/q``, ``a·y = u = side·sqrt(B / (R − side²/q))``, ``ν = (p − u)/q`` and
+``x_S = (side/u) y_S``. The support is then corrected by block principal pivoting (Júdice and
+Pires; Kim and Park's back-up rule): held assets with ``y_j < 0`` leave, others whose reduced
+return ``(Py − v + νa)_j`` is negative enter, until the KKT conditions hold — three or four
+Cholesky factorisations from the support of the unrestricted solution (``S`` = every asset, with
+``P``'s own factor), 0.75 ms an instance at n = 200 and 3.8 ms at n = 400 against 16 and 97 ms
+for Brent's ten NNLS solves. A support that does not settle, or a solution with the risk row slack,
+goes on to Brent's method.
 """
 
 from __future__ import annotations
@@ -17,15 +29,19 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import scipy.linalg as sla
 from scipy.optimize import brentq
 
 from ..compiled import CompiledModel
+from ..threads import one_blas_thread
 from .base import Oracle
 from .quadratic import QuadraticRowOracle
 
 _EXPAND = 80  # doublings of the bracket's width towards ν → −∞ before the row is called out of reach
 _XTOL = 1e-13  # Brent's tolerance on ν, relative to the bracket's width
 _FTOL = 1e-11  # how close a·x(ν) must come to the row's side (relative) before x is scaled onto it
+_PIVOTS = 50  # support changes the active-set method may take before it hands over to Brent's method
+_KKT_TOL = 1e-10  # a sign (of y_j held, of a reduced return not held) counts as wrong beyond this, relative
 
 
 class _Close(Exception):
@@ -46,6 +62,11 @@ class BudgetQuadraticOracle(Oracle):
         self.risk = risk
         self.ub = ub
         self.fallback_count = 0
+        self.P = risk.L @ risk.L.T
+        self._Pinv_a = sla.cho_solve((risk.L, True), a)  # y1 on the support of every asset
+        self.use_active_set = True  # False: Brent's method alone (the baseline of bench_oracles)
+        self.pivots = 0  # factorisations by the active-set method (a diagnostic)
+        self.handed_over = 0  # instances it handed to Brent's method
 
     @classmethod
     def fit(cls, block: CompiledModel) -> BudgetQuadraticOracle | None:
@@ -68,8 +89,72 @@ class BudgetQuadraticOracle(Oracle):
     def describe(self) -> str:
         return (
             f"a positive linear row and a convex quadratic row over {len(self.a)} variables: "
-            "the row's multiplier by Brent's method, each step an NNLS dual"
+            "the row's multiplier in closed form on an active set of assets (block principal pivoting), "
+            "else by Brent's method, each step an NNLS dual"
         )
+
+    def _on_support(self, v: np.ndarray, side: float, idx: np.ndarray) -> tuple[float, np.ndarray] | None:
+        """``(ν, y_S)`` with both rows binding on the support ``idx``, or ``None`` if no such point."""
+        if len(idx) == len(v):  # every asset: P's own factor
+            y0, y1 = sla.cho_solve((self.risk.L, True), v), self._Pinv_a
+        else:
+            self.pivots += 1
+            try:
+                factor = sla.cho_factor(self.P[np.ix_(idx, idx)], lower=True, check_finite=False)
+            except np.linalg.LinAlgError:
+                return None
+            y0 = sla.cho_solve(factor, v[idx], check_finite=False)
+            y1 = sla.cho_solve(factor, self.a[idx], check_finite=False)
+        p, q = float(self.a[idx] @ y0), float(self.a[idx] @ y1)
+        spread = float(v[idx] @ y0) - p * p / q  # v's part that a cannot explain, in P's norm
+        room = self.R - side * side / q  # the risk left above the support's least-variance point
+        if not (q > 0 and spread > 0 and room > 0):
+            return None
+        u = side * np.sqrt(spread / room)
+        nu = (p - u) / q
+        return nu, y0 - nu * y1
+
+    def _active_set(self, v: np.ndarray, side: float) -> np.ndarray | None:
+        """The optimum with the row binding at ``side`` and the risk row binding, by block principal
+        pivoting over the support (module docstring), or ``None`` where it does not settle."""
+        if not self.use_active_set:
+            return None
+        n = len(v)
+        held = np.ones(n, dtype=bool)
+        best, chances = n + 1, 3
+        scale = max(float(np.max(np.abs(v))), float(np.max(self.a)))
+        for _ in range(_PIVOTS):
+            idx = np.flatnonzero(held)
+            if len(idx) == 0:
+                return None
+            found = self._on_support(v, side, idx)
+            if found is None:
+                return None
+            nu, y = found
+            reduced = self.P[:, idx] @ y - (v - nu * self.a)
+            leave = idx[y < -_KKT_TOL * float(np.max(np.abs(y)))]
+            enter = np.flatnonzero(~held & (reduced < -_KKT_TOL * scale * (1.0 + abs(nu))))
+            wrong = len(leave) + len(enter)
+            if wrong == 0:
+                if (side == self.hi and side != self.lo and nu < 0) or (side == self.lo and side != self.hi and nu > 0):
+                    return None  # the row would not bind at this side
+                x = np.zeros(n)
+                x[idx] = np.maximum(y, 0.0)
+                return x * (side / float(self.a @ x))
+            held = held.copy()
+            if wrong < best or chances > 0:  # full exchange while it helps, or within the back-up's chances
+                chances = 3 if wrong < best else chances - 1
+                best = min(best, wrong)
+                held[leave], held[enter] = False, True
+            else:  # Murty's back-up rule: the last wrong index alone
+                j = int(max(leave.max(initial=-1), enter.max(initial=-1)))
+                held[j] = not held[j]
+        return None
+
+    @property
+    def R(self) -> float:
+        """The risk row's right-hand side."""
+        return self.risk.R
 
     def _usage(self, v: np.ndarray, nu: float) -> tuple[np.ndarray, float]:
         x = self.risk.solve_one(v - nu * self.a)
@@ -106,9 +191,20 @@ class BudgetQuadraticOracle(Oracle):
     def solve_one(self, v: np.ndarray) -> np.ndarray | None:
         """The optimum for one objective ``v`` (upper bounds ignored), or ``None`` if the rows
         leave no feasible point."""
+        if self.lo == self.hi > 0:  # an equality row (the portfolio's budget) binds: no x(0) needed
+            x_active = self._active_set(v, self.hi)
+            if x_active is not None:
+                return x_active
         x, s = self._usage(v, 0.0)
         if self.lo <= s <= self.hi:
             return x
+        side = self.hi if s > self.hi else self.lo
+        if side > 0 and self.lo != self.hi:
+            x_active = self._active_set(v, side)
+            if x_active is not None:
+                return x_active
+        if side > 0:
+            self.handed_over += 1
         if s > self.hi:  # the row binds at its upper side: ν > 0, and x = 0 beyond max v_j/a_j
             if self.hi == 0.0:
                 return np.zeros_like(v)
@@ -128,8 +224,9 @@ class BudgetQuadraticOracle(Oracle):
     def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         lam = np.atleast_2d(np.asarray(lam, dtype=float))
         x = np.full(lam.shape, np.nan)
-        for i, v in enumerate(lam):
-            xi = self.solve_one(v)
-            if xi is not None:
-                x[i] = xi
+        with one_blas_thread():  # many small factorisations: threads over instances, not inside one
+            for i, v in enumerate(lam):
+                xi = self.solve_one(v)
+                if xi is not None:
+                    x[i] = xi
         return self.finish(lam, x, np.isnan(x).any(axis=1) | (x > self.ub + 1e-9).any(axis=1), out)
