@@ -25,6 +25,7 @@ import numpy as np
 
 from ldopt.regret import evaluate
 from ldopt_experiments import cli
+from ldopt_experiments.cli import integer_at_least
 from ldopt_experiments.protocol import FAMILIES, Setup
 
 
@@ -42,13 +43,15 @@ def constant_regret(setup: Setup, solver: str, out: Path) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--family", nargs="+", choices=sorted(FAMILIES), default=sorted(FAMILIES))
-    ap.add_argument("--epochs", type=int, default=40, help="at most this many epochs per method")
-    ap.add_argument("--patience", type=int, default=4, help="validations without improvement before stopping")
-    ap.add_argument("--eval-every", type=int, default=2, help="validate every this many epochs")
-    ap.add_argument("--train", type=int, default=200)
+    ap.add_argument("--epochs", type=integer_at_least(1), default=40, help="at most this many epochs per method")
+    ap.add_argument(
+        "--patience", type=integer_at_least(1), default=4, help="validations without improvement before stopping"
+    )
+    ap.add_argument("--eval-every", type=integer_at_least(1), default=2, help="validate every this many epochs")
+    ap.add_argument("--train", type=integer_at_least(1), default=200)
     ap.add_argument("--solver", default="highs")
-    ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    ap.add_argument("--workers", type=int, default=None, help="threads (default: every core)")
+    ap.add_argument("--seeds", nargs="+", type=integer_at_least(0), default=[0, 1, 2])
+    ap.add_argument("--workers", type=integer_at_least(1), default=None, help="threads (default: every core)")
     ap.add_argument("--out", default="results/families")
     ap.add_argument("--methods", nargs="+", default=None, help="methods (default: MSE, SPO+ where it fits, the two LD)")
     ap.add_argument("--resume", action="store_true", help="keep the runs already saved and train only the others")

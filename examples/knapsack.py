@@ -18,16 +18,17 @@ from __future__ import annotations
 
 import argparse
 
+from ldopt_experiments.cli import integer_at_least, positive_number
 from ldopt_torch import experiment
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--items", type=int, default=100)
-    ap.add_argument("--budget", type=float, default=30.0, help="training seconds per method")
+    ap.add_argument("--items", type=integer_at_least(1), default=100)
+    ap.add_argument("--budget", type=positive_number, default=30.0, help="training seconds per method")
     ap.add_argument("--solver", default="highs")
-    ap.add_argument("--seeds", nargs="+", type=int, default=[0])
-    ap.add_argument("--workers", type=int, default=None, help="threads (default: every core)")
+    ap.add_argument("--seeds", nargs="+", type=integer_at_least(0), default=[0])
+    ap.add_argument("--workers", type=integer_at_least(1), default=None, help="threads (default: every core)")
     ap.add_argument("--out", default="results/knapsack")
     a = ap.parse_args()
     setup = experiment.knapsack_setup(a.items, train=200, val=50, test=200)

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from ldopt_experiments import knapsack_setup, load_rows
-from ldopt_experiments.cli import example
+from ldopt_experiments.cli import example, integer_at_least, positive_number
 from ldopt_experiments.plots import plot_stages
 
 METHODS = ["mse", "spo+", "ld:spo+:multiple:L1", "ld:imle:multiple:L2"]
@@ -37,24 +37,26 @@ METHODS = ["mse", "spo+", "ld:spo+:multiple:L1", "ld:imle:multiple:L2"]
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--items", type=int, default=1000)
-    ap.add_argument("--rows", type=int, default=30)
-    ap.add_argument("--train", type=int, default=200)
-    ap.add_argument("--val", type=int, default=50)
-    ap.add_argument("--test", type=int, default=200)
-    ap.add_argument("--budget", type=float, default=120.0, help="training seconds per method")
-    ap.add_argument("--time-limit", type=float, default=1.0, help="seconds per full-problem solve")
+    ap.add_argument("--items", type=integer_at_least(1), default=1000)
+    ap.add_argument("--rows", type=integer_at_least(1), default=30)
+    ap.add_argument("--train", type=integer_at_least(1), default=200)
+    ap.add_argument("--val", type=integer_at_least(1), default=50)
+    ap.add_argument("--test", type=integer_at_least(1), default=200)
+    ap.add_argument("--budget", type=positive_number, default=120.0, help="training seconds per method")
+    ap.add_argument("--time-limit", type=positive_number, default=1.0, help="seconds per full-problem solve")
     ap.add_argument("--dual", default="joint", choices=["shared", "independent", "joint"])
-    ap.add_argument("--iterations", type=int, default=30, help="subgradient iterations of the multipliers")
+    ap.add_argument(
+        "--iterations", type=integer_at_least(1), default=30, help="subgradient iterations of the multipliers"
+    )
     ap.add_argument(
         "--certify-iterations",
-        type=int,
+        type=integer_at_least(0),
         default=100,
         help="dual iterations of the LD bound that tightens the test optima's bounds (0: the solver's bound alone)",
     )
     ap.add_argument("--solver", default="auto", help="full-problem solver (auto: Gurobi where licensed, else HiGHS)")
-    ap.add_argument("--seeds", nargs="+", type=int, default=[0])
-    ap.add_argument("--workers", type=int, default=None, help="threads (default: every core)")
+    ap.add_argument("--seeds", nargs="+", type=integer_at_least(0), default=[0])
+    ap.add_argument("--workers", type=integer_at_least(1), default=None, help="threads (default: every core)")
     ap.add_argument("--methods", nargs="+", default=METHODS)
     ap.add_argument("--out", default="results/large_knapsack")
     a = ap.parse_args()

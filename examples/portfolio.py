@@ -16,18 +16,21 @@ from __future__ import annotations
 
 import argparse
 
+from ldopt_experiments.cli import integer_at_least, positive_number
 from ldopt_torch import experiment
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--assets", type=int, default=50)
-    ap.add_argument("--epochs", type=int, default=500, help="at most this many epochs per method")
-    ap.add_argument("--budget", type=float, default=None, help="training seconds per method instead of epochs")
-    ap.add_argument("--test", type=int, default=1000)
+    ap.add_argument("--assets", type=integer_at_least(1), default=50)
+    ap.add_argument("--epochs", type=integer_at_least(1), default=500, help="at most this many epochs per method")
+    ap.add_argument(
+        "--budget", type=positive_number, default=None, help="training seconds per method instead of epochs"
+    )
+    ap.add_argument("--test", type=integer_at_least(1), default=1000)
     ap.add_argument("--solver", default="cvxpy")
-    ap.add_argument("--seeds", nargs="+", type=int, default=[0])
-    ap.add_argument("--workers", type=int, default=None, help="threads (default: every core)")
+    ap.add_argument("--seeds", nargs="+", type=integer_at_least(0), default=[0])
+    ap.add_argument("--workers", type=integer_at_least(1), default=None, help="threads (default: every core)")
     ap.add_argument("--out", default="results/portfolio")
     a = ap.parse_args()
     setup = experiment.portfolio_setup(a.assets, test=a.test)

@@ -47,8 +47,9 @@ sizes: defaults are the paper's protocol — knapsack: 200 train / 100 validatio
 """
 
 
-def _integer(minimum: int) -> Callable[[str], int]:
-    """An argparse type: an integer ≥ ``minimum``; argparse names the option in its error."""
+def integer_at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse type (for the runner and the examples): an integer ≥ ``minimum``; argparse names
+    the option in its error."""
 
     def parse(text: str) -> int:
         try:
@@ -62,8 +63,8 @@ def _integer(minimum: int) -> Callable[[str], int]:
     return parse
 
 
-def _positive(text: str) -> float:
-    """An argparse type: a finite number > 0."""
+def positive_number(text: str) -> float:
+    """An argparse type (for the runner and the examples): a finite number > 0."""
     try:
         value = float(text)
     except ValueError:
@@ -87,39 +88,39 @@ def experiment_parser(prog: str = "ldopt experiment") -> argparse.ArgumentParser
     ap.add_argument("problem", choices=["knapsack", "portfolio", *sorted(FAMILIES)])
     ap.add_argument(
         "--size",
-        type=_integer(1),
+        type=integer_at_least(1),
         default=None,
         help="items (knapsack) or assets (portfolio), default 100; grid side (shortest_path, 5), customers "
         "(facility, 10), employees (shift_scheduling, 8), sets (set_cover, 40) or items (lot_sizing, 4)",
     )
-    ap.add_argument("--rows", type=_integer(1), default=10, help="knapsack rows m; default 10 (the paper's)")
+    ap.add_argument("--rows", type=integer_at_least(1), default=10, help="knapsack rows m; default 10 (the paper's)")
     ap.add_argument(
         "--methods",
         nargs="+",
         default=["mse", "spo+", "ld:spo+:multiple:L1", "ld:imle:multiple:L2"],
         help="methods to train (grammar below); default: mse spo+ ld:spo+:multiple:L1 ld:imle:multiple:L2",
     )
-    ap.add_argument("--seeds", nargs="+", type=_integer(0), default=[0], help="training seeds; default 0")
-    ap.add_argument("--epochs", type=_integer(1), default=500, help="epoch cap per run; default 500")
+    ap.add_argument("--seeds", nargs="+", type=integer_at_least(0), default=[0], help="training seeds; default 0")
+    ap.add_argument("--epochs", type=integer_at_least(1), default=500, help="epoch cap per run; default 500")
     ap.add_argument(
         "--patience",
-        type=_integer(1),
+        type=integer_at_least(1),
         default=20,
         help="stop after this many validations without improvement (epoch budgets); default 20",
     )
     ap.add_argument(
         "--eval-every",
-        type=_integer(0),
+        type=integer_at_least(0),
         default=0,
         help="validate every k epochs; default 1 (with --budget: --evaluations times at doubling training times)",
     )
     ap.add_argument(
         "--budget",
-        type=_positive,
+        type=positive_number,
         default=None,
         help="training seconds per run instead of epochs (load-dependent results); default none",
     )
-    ap.add_argument("--evaluations", type=_integer(1), default=12, help="validations per --budget; default 12")
+    ap.add_argument("--evaluations", type=integer_at_least(1), default=12, help="validations per --budget; default 12")
     ap.add_argument("--count-construction", action="store_true", help="count the multipliers inside --budget")
     ap.add_argument(
         "--dual",
@@ -130,7 +131,7 @@ def experiment_parser(prog: str = "ldopt experiment") -> argparse.ArgumentParser
     )
     ap.add_argument(
         "--iterations",
-        type=_integer(1),
+        type=integer_at_least(1),
         default=None,
         help="subgradient iterations of the multipliers (per run); default LDDataset's: 30, or 300 with --dual shared",
     )
@@ -148,29 +149,36 @@ def experiment_parser(prog: str = "ldopt experiment") -> argparse.ArgumentParser
         help="LD multipliers that follow the model: every EVERY epochs, STEPS warm-started dual steps on "
         "c + MIX (ĉ − c), counted as training time (e.g. 20:10:1); default none (the paper's fixed μ)",
     )
-    ap.add_argument("--train", type=_integer(1), default=None, help="training instances (default: the protocol's)")
-    ap.add_argument("--val", type=_integer(1), default=None, help="validation instances (default: the protocol's)")
-    ap.add_argument("--test", type=_integer(1), default=None, help="test instances (default: the protocol's)")
-    ap.add_argument("--data-seed", type=_integer(0), default=42, help="seed of the generated data; default 42")
     ap.add_argument(
-        "--lr", type=_positive, default=None, help="Adam's learning rate (default: knapsack 1e-2, portfolio 2e-3)"
+        "--train", type=integer_at_least(1), default=None, help="training instances (default: the protocol's)"
+    )
+    ap.add_argument(
+        "--val", type=integer_at_least(1), default=None, help="validation instances (default: the protocol's)"
+    )
+    ap.add_argument("--test", type=integer_at_least(1), default=None, help="test instances (default: the protocol's)")
+    ap.add_argument("--data-seed", type=integer_at_least(0), default=42, help="seed of the generated data; default 42")
+    ap.add_argument(
+        "--lr", type=positive_number, default=None, help="Adam's learning rate (default: knapsack 1e-2, portfolio 2e-3)"
     )
     ap.add_argument(
         "--solver", default="highs", help="full-problem solver: highs, gurobi, cvxpy, auto, pyomo:<name>; default highs"
     )
     ap.add_argument(
         "--time-limit",
-        type=_positive,
+        type=positive_number,
         default=None,
         help="seconds per full-problem solve (evaluation on incumbents with certified bounds); default none (exact)",
     )
     ap.add_argument("--certify", action="store_true", help="tighten the test optima's bounds by an LD dual bound")
     ap.add_argument(
-        "--workers", type=_integer(1), default=None, help="threads for dual solves and evaluation; default: every core"
+        "--workers",
+        type=integer_at_least(1),
+        default=None,
+        help="threads for dual solves and evaluation; default: every core",
     )
     ap.add_argument(
         "--curve-instances",
-        type=_integer(0),
+        type=integer_at_least(0),
         default=200,
         help="test instances for the budget curves (0: none); default 200",
     )
