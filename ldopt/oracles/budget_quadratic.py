@@ -141,7 +141,6 @@ class BudgetQuadraticOracle(Oracle):
                 x = np.zeros(n)
                 x[idx] = np.maximum(y, 0.0)
                 return x * (side / float(self.a @ x))
-            held = held.copy()
             if wrong < best or chances > 0:  # full exchange while it helps, or within the back-up's chances
                 chances = 3 if wrong < best else chances - 1
                 best = min(best, wrong)
@@ -165,7 +164,7 @@ class BudgetQuadraticOracle(Oracle):
         j = int(np.argmax(v / self.a))
         x = np.zeros_like(v)
         x[j] = side / self.a[j]
-        return x if float(np.sum((self.risk.L.T @ x) ** 2)) <= self.risk.R * (1 + 1e-12) else None
+        return x if float(np.sum((self.risk.L.T @ x) ** 2)) <= self.R * (1 + 1e-12) else None
 
     def _root(self, v: np.ndarray, side: float, lo_nu: float, hi_nu: float) -> np.ndarray | None:
         """``x(ν)`` with ``a·x(ν) = side`` for ``ν`` in ``[lo_nu, hi_nu]``, where ``a·x`` falls
@@ -199,11 +198,11 @@ class BudgetQuadraticOracle(Oracle):
         if self.lo <= s <= self.hi:
             return x
         side = self.hi if s > self.hi else self.lo
-        if side > 0 and self.lo != self.hi:
-            x_active = self._active_set(v, side)
-            if x_active is not None:
-                return x_active
         if side > 0:
+            if self.lo != self.hi:  # an equality row was tried above
+                x_active = self._active_set(v, side)
+                if x_active is not None:
+                    return x_active
             self.handed_over += 1
         if s > self.hi:  # the row binds at its upper side: ν > 0, and x = 0 beyond max v_j/a_j
             if self.hi == 0.0:
