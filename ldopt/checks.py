@@ -116,10 +116,10 @@ def choice(name: str, value: Any, options: Iterable[T]) -> T:
     return value
 
 
-def instance(name: str, value: Any, cls: type[T], what: str) -> T:
-    """An instance of ``cls`` (``what`` names it for the message)."""
+def instance(name: str, value: Any, cls: type[T], what: str, fix: str = "") -> T:
+    """An instance of ``cls`` (``what`` names it for the message, ``fix`` says what to do instead)."""
     if not isinstance(value, cls):
-        raise InputError(f"{name}: expected {what}, got {type(value).__name__}")
+        raise InputError(f"{name}: expected {what}, got {type(value).__name__}{'; ' + fix if fix else ''}")
     return value
 
 

@@ -12,7 +12,6 @@ from . import checks
 from .arrays import as_batch, broadcast_pair
 from .compile import compile_pyomo
 from .compiled import CompiledModel
-from .errors import InputError
 from .progress import progress_bar
 from .solution import Solution
 from .solvers import registry
@@ -27,14 +26,9 @@ class Problem:
     """
 
     def __init__(self, compiled: CompiledModel) -> None:
-        if not isinstance(compiled, CompiledModel):
-            hint = (
-                "; compile a Pyomo model with ldopt.Problem.from_pyomo(model, cost=model.<cost Param>)"
-                if hasattr(compiled, "component_objects")
-                else ""
-            )
-            raise InputError(f"Problem: expected a CompiledModel, got {type(compiled).__name__}{hint}")
-        self.compiled = compiled
+        pyomo = hasattr(compiled, "component_objects")
+        fix = "compile a Pyomo model with ldopt.Problem.from_pyomo(model, cost=model.<cost Param>)" if pyomo else ""
+        self.compiled = checks.instance("Problem", compiled, CompiledModel, "a CompiledModel", fix)
         self._sessions: dict[tuple[str, SolverOptions, int], tuple[str, Session]] = {}
 
     # construction -----------------------------------------------------------------------------

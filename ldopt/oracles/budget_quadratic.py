@@ -17,10 +17,11 @@ held), ``x_S ∝ y_S = P_SS⁻¹(v_S − ν a_S)`` is affine in ``ν``, and both
 ``q = a·y1`` and ``B = v·y0 − p²/q``, ``a·y = u = side·sqrt(B / (R − side²/q))``, ``ν = (p − u)/q`` and
 ``x_S = (side/u) y_S``. The support is then corrected by block principal pivoting
 (:mod:`ldopt.oracles.pivoting`): held assets with ``y_j < 0`` leave, others whose reduced return
-``(Py − v + νa)_j`` is negative enter, until the KKT conditions hold — three or four Cholesky
-factorisations from the support of the unrestricted solution (``S`` = every asset, with ``P``'s own
-factor): 0.9 ms an instance at n = 200 and 4.8 ms at n = 400 against 11.9 and 93 ms for Brent's
-ten NNLS solves (``benchmarks/bench_oracles.py``). A support that does not settle, or
+``(Py − v + νa)_j`` is negative enter, until the KKT conditions hold — about three
+more supports from that of the unrestricted solution (``S`` = every asset, with ``P``'s own factor),
+each missing few assets and so solved through ``P⁻¹`` (:class:`~ldopt.oracles.pivoting.SupportSolver`):
+0.6 ms an instance at n = 200 and 2.8 ms at n = 400 against 14 and 110 ms for Brent's ten NNLS
+solves (``benchmarks/bench_oracles.py``). A support that does not settle, or
 a solution with the risk row slack, goes on to Brent's method.
 """
 
@@ -29,13 +30,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-import scipy.linalg as sla
 from scipy.optimize import brentq
 
 from ..compiled import CompiledModel
 from ..threads import one_blas_thread
 from .base import Oracle
-from .pivoting import KKT_TOL, OnSupport, principal_pivoting, support_solve
+from .pivoting import KKT_TOL, OnSupport, principal_pivoting
 from .quadratic import QuadraticRowOracle
 
 _EXPAND = 80  # doublings of the bracket's width towards ν → −∞ before the row is called out of reach
@@ -69,9 +69,8 @@ class BudgetQuadraticOracle(Oracle):
         self.ub = ub
         self.fallback_count = 0
         self.P = risk.P
-        self._Pinv_a = sla.cho_solve((risk.L, True), a)  # y1 on the support of every asset
         self.use_active_set = True  # False: Brent's method alone (the baseline of bench_oracles)
-        self.pivots = 0  # factorisations by the active-set method (a diagnostic)
+        self.pivots = 0  # supports solved other than every asset (a diagnostic)
         self.handed_over = 0  # instances it handed to Brent's method
 
     @classmethod
@@ -101,14 +100,12 @@ class BudgetQuadraticOracle(Oracle):
 
     def _on_support(self, v: np.ndarray, side: float, idx: np.ndarray, scale: float) -> _BothRows | None:
         """Both rows binding on the support ``idx`` (``ν`` in closed form), or ``None`` if no such point."""
-        if len(idx) == len(v):  # every asset: P's own factor, and P⁻¹a once for all
-            y0, y1 = sla.cho_solve((self.risk.L, True), v, check_finite=False), self._Pinv_a
-        else:
+        if len(idx) < len(v):
             self.pivots += 1
-            solved = support_solve(self.P, self.risk.L, idx, np.column_stack([v[idx], self.a[idx]]))
-            if solved is None:
-                return None
-            y0, y1 = solved[:, 0], solved[:, 1]
+        solved = self.risk.supports.solve(idx, np.column_stack([v[idx], self.a[idx]]))
+        if solved is None:
+            return None
+        (y0, y1), (Py0, Py1) = solved[0].T, solved[1].T
         p, q = float(self.a[idx] @ y0), float(self.a[idx] @ y1)
         spread = float(v[idx] @ y0) - p * p / q  # v's part that a cannot explain, in P's norm
         room = self.R - side * side / q  # the risk left above the support's least-variance point
@@ -116,8 +113,7 @@ class BudgetQuadraticOracle(Oracle):
             return None
         u = side * np.sqrt(spread / room)
         nu = (p - u) / q
-        y = y0 - nu * y1
-        return _BothRows(y, y @ self.P[idx] - (v - nu * self.a), KKT_TOL * scale * (1.0 + abs(nu)), nu)
+        return _BothRows(y0 - nu * y1, Py0 - nu * Py1 - (v - nu * self.a), KKT_TOL * scale * (1.0 + abs(nu)), nu)
 
     def _active_set(self, v: np.ndarray, side: float) -> np.ndarray | None:
         """The optimum with the row binding at ``side`` and the risk row binding, by block principal

@@ -6,11 +6,11 @@ minimiser of ``½ y'Py − v·y`` over ``y >= 0`` (the KKT conditions of both pr
 scale). On a support ``S`` that minimiser is ``y_S = P_SS⁻¹ v_S``, and it is optimal when
 ``y_S >= 0`` and every reduced return ``(Py − v)_j`` off ``S`` is ``>= 0``; block principal pivoting
 (:mod:`ldopt.oracles.pivoting`) finds that support from ``S = {j: v_j > 0}``, in two or three
-factorisations on the portfolio (0.2 ms an instance at n = 200 and about 1 ms at n = 400, against
-3–18 ms for the nonnegative least-squares dual ``min_{α >= 0} ||L⁻¹(v + α)||`` with ``P = LL'``;
-``benchmarks/bench_oracles.py``). A support that does not settle goes to that NNLS dual
-(Lawson–Hanson), and an instance whose ``x`` exceeds a finite upper bound ``u`` (rare: the risk row
-usually binds first) to the fallback solver.
+more supports on the portfolio (0.2 ms an instance at n = 200 and 1.0 ms at n = 400 on mixed-sign
+costs, against 1.8 and 17 ms for the nonnegative least-squares dual
+``min_{α >= 0} ||L⁻¹(v + α)||`` with ``P = LL'``; ``benchmarks/bench_oracles.py``). A support
+that does not settle goes to that NNLS dual (Lawson–Hanson), and an instance whose ``x`` exceeds a
+finite upper bound ``u`` (rare: the risk row usually binds first) to the fallback solver.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from scipy.optimize import nnls
 from ..compiled import CompiledModel
 from ..threads import one_blas_thread
 from .base import Oracle
-from .pivoting import KKT_TOL, OnSupport, principal_pivoting, support_solve
+from .pivoting import KKT_TOL, OnSupport, SupportSolver, principal_pivoting
 
 
 class QuadraticRowOracle(Oracle):
@@ -37,7 +37,8 @@ class QuadraticRowOracle(Oracle):
         self.ub = ub
         self.fallback_count = 0
         self.use_active_set = True  # False: the NNLS dual alone (the baseline of bench_oracles)
-        self.pivots = 0  # factorisations of a support's block (a diagnostic)
+        self.supports = SupportSolver(self.P, self.L)
+        self.pivots = 0  # supports solved other than {v > 0} holding every variable (a diagnostic)
         self.handed_over = 0  # instances the active set handed to the NNLS dual
         self._Linv: np.ndarray | None = None  # L⁻¹, built when the NNLS dual first runs
 
@@ -63,10 +64,11 @@ class QuadraticRowOracle(Oracle):
     def _on_support(self, v: np.ndarray, idx: np.ndarray, scale: float) -> OnSupport | None:
         if len(idx) < len(v):
             self.pivots += 1
-        y = support_solve(self.P, self.L, idx, v[idx])
-        if y is None:
+        solved = self.supports.solve(idx, v[idx, None])
+        if solved is None:
             return None
-        return OnSupport(y, y @ self.P[idx] - v, KKT_TOL * scale)
+        Y, PY = solved
+        return OnSupport(Y[:, 0], PY[:, 0] - v, KKT_TOL * scale)
 
     def _nnls(self, v: np.ndarray) -> np.ndarray:
         """The unscaled optimum ``y`` by the NNLS dual: ``y = P⁻¹(v + α)``."""
