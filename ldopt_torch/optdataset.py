@@ -11,9 +11,7 @@ import numpy as np
 import torch
 
 from ldopt import Problem, checks
-from ldopt import cache as ldcache
-from ldopt.errors import InputError
-from ldopt.regret import solve_many
+from ldopt.regret import optima
 
 from .batches import OptBatch
 from .dataset import _Base
@@ -41,24 +39,8 @@ class OptDataset(_Base):
         super().__init__(problem, features, costs)
         solver = checks.solver_name("solver", solver)
         time_limit = checks.positive_or_none("time_limit", time_limit, " (seconds)")
-        expect: dict[str, Any] = dict(problem=problem.compiled.fingerprint(), costs=ldcache.digest(self.costs_np))
-        if time_limit is not None:  # exact optima keep the key they always had
-            expect["time_limit"] = float(time_limit)
-        key = ldcache.digest(expect, "optdata")
-        hit = None
-        if cache is not None:
-            path = ldcache.entry_path(cache, "optdata", key)
-            hit = ldcache.load(path, expect)
-        if hit is not None:
-            x, obj = hit[0]["x"], hit[0]["objective"]
-        else:
-            s = solve_many(problem, self.costs_np, solver, executor=executor, time_limit=time_limit)
-            if not s.ok.all():
-                bad = int(np.flatnonzero(~s.ok)[0])
-                raise InputError(f"costs: instance {bad} has no optimal solution ({s.status[bad]})")
-            x, obj = s.x, s.objective
-            if cache is not None:
-                ldcache.save(path, {"x": x, "objective": obj}, {**expect, "solver": s.solver})
+        opt = optima(problem, self.costs_np, solver, time_limit=time_limit, executor=executor, cache=cache)
+        x, obj = opt.x, opt.value
         self.solution = torch.as_tensor(x, dtype=torch.float32)
         self.objective = torch.as_tensor(obj, dtype=torch.float32)
         self.optimum = np.asarray(obj, dtype=float)

@@ -70,7 +70,7 @@ class BudgetQuadraticOracle(Oracle):
         self.fallback_count = 0
         self.P = risk.P
         self.use_active_set = True  # False: Brent's method alone (the baseline of bench_oracles)
-        self.pivots = 0  # supports solved other than every asset (a diagnostic)
+        self.pivots = 0  # supports solved that leave some asset out (a diagnostic)
         self.handed_over = 0  # instances it handed to Brent's method
 
     @classmethod

@@ -21,7 +21,7 @@ PIVOTS = 50  # support changes before the method gives up (the caller then uses 
 KKT_TOL = 1e-10  # a sign (of y_j held, of a reduced return not held) counts as wrong beyond this, relative
 _CHANCES = 3  # full exchanges allowed that do not lower the count of wrong indices
 # supports missing at most a third of n variables go through P⁻¹ from this n on (measured on the
-# portfolio: 1.7x faster at n = 400 with 60 of 400 left out; slower below n = 100, and where half are out)
+# portfolio: 1.6x faster at n = 400 with about 60 of 400 left out; slower below n = 100, and where half are out)
 _COMPLEMENT_MIN_N = 100
 
 

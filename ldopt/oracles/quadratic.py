@@ -38,7 +38,7 @@ class QuadraticRowOracle(Oracle):
         self.fallback_count = 0
         self.use_active_set = True  # False: the NNLS dual alone (the baseline of bench_oracles)
         self.supports = SupportSolver(self.P, self.L)
-        self.pivots = 0  # supports solved other than {v > 0} holding every variable (a diagnostic)
+        self.pivots = 0  # supports solved that leave some variable out (a diagnostic)
         self.handed_over = 0  # instances the active set handed to the NNLS dual
         self._Linv: np.ndarray | None = None  # L⁻¹, built when the NNLS dual first runs
 
