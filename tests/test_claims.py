@@ -273,3 +273,25 @@ def test_table_1_is_the_committed_runs_in_the_papers_layout():
     folders = " ".join(f"benchmarks/results/{f}" for f in TABLE1)
     command = f"ldopt table {folders} --paper --out benchmarks/results/table1.md"
     assert command in (RESULTS / "README.md").read_text(), "the folders of benchmarks/results/README.md's command"
+
+
+def test_the_portfolio_risk_block_figures_are_the_benchmarks():
+    """The README's and ``docs/scale.md``'s risk-block figures are ``oracles.json``'s and
+    ``portfolio_training.json``'s (``bench_oracles.py``, ``bench_portfolio_training.py``)."""
+    oracles = json.loads((RESULTS / "oracles.json").read_text())
+    risk = oracles["risk_block"]
+    (mixed,) = [r for r in oracles["risk_block_mixed"] if r["n"] == 400]
+    runs = {r["method"]: r for r in json.loads((RESULTS / "portfolio_training.json").read_text())}
+    imle, spo = runs["LD(IMLE, static, L2)"], runs["LD(SPO+, static, L1)"]
+    assert all(r["assets"] == 400 and r["epochs"] == 5 and r["max_weight_diff"] < 1e-6 for r in runs.values())
+    readme = " ".join(README.split())  # the prose wraps lines
+    for want in (
+        f"{risk['oracle_ms']:.2f} ms against {risk['clarabel_ms']:.0f} ms for CVXPY/Clarabel ({risk['ratio']:.0f}×)",
+        f"{mixed['active_set_ms']:.2f} ms against {mixed['nnls_ms']:.1f} ms",
+        f"train in {imle['active_set_s']:.2f} s instead of {imle['nnls_s']:.2f} s",
+    ):
+        assert want in readme, f"README should say {want!r}"
+    scale = " ".join((ROOT / "docs" / "scale.md").read_text().split())
+    for r in (imle, spo):
+        want = f"{r['active_set_s']:.2f} s against {r['nnls_s']:.2f} s"
+        assert want in scale, f"docs/scale.md should say {want!r}"
