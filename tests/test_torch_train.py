@@ -318,7 +318,7 @@ def test_patience_waits_for_a_model_better_than_the_untrained_one(mkp):
     """A regret plateau at the start (decisions that have not moved yet) does not stop training:
     patience counts from the first model that beats epoch 0's."""
     dec, data, val = mkp
-    kw = dict(mode="multiple", epochs=12, val=val, eval_every=1, patience=2, seed=0, solver="highs", progress=False)
+    kw = dict(mode="multiple", epochs=12, val=val, eval_every=1, patience=2, seed=0, solver="auto", progress=False)
     flat = lt.fit(_linear(data.num_features, dec.num_vars), data, lt.LDLoss(dec, "spo+", "L1"), lr=1e-12, **kw)
     regrets = [h["val_regret"] for h in flat.history]
     assert max(regrets) == min(regrets)  # the model does not move: no validation beats epoch 0
