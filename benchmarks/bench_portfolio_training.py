@@ -41,10 +41,12 @@ def train(s, data, kind: str, variant: str, epochs: int, active_set: bool) -> tu
     model = torch.nn.Linear(s.train[0].shape[1], s.problem.num_costs)
     loss = lt.LDLoss(s.dec, kind, variant)
     t0 = time.perf_counter()
-    fit = lt.fit(model, data, loss, mode="static", main=s.main, epochs=epochs, lr=s.lr, seed=0, progress=False)
+    try:
+        fit = lt.fit(model, data, loss, mode="static", main=s.main, epochs=epochs, lr=s.lr, seed=0, progress=False)
+    finally:
+        oracle.use_active_set = True
     seconds = time.perf_counter() - t0
-    oracle.use_active_set = True
-    return seconds, torch.cat([p.detach().flatten() for p in fit.model.parameters()]), oracle.pivots
+    return seconds, torch.nn.utils.parameters_to_vector(fit.model.parameters()).detach(), oracle.pivots
 
 
 def main() -> None:
