@@ -67,6 +67,7 @@ def solve_many(
     ``start`` gives MIP solvers a point per instance to begin from.
     """
     check_problem(problem, solver)
+    checks.executor_or_none("executor", executor)
     c, _ = problem.check_costs(costs)
     B = len(c)
     starts = None if start is None else as_batch(start, problem.num_vars, "start", allow_nan=True)[0]

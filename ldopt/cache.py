@@ -11,14 +11,17 @@ import hashlib
 import json
 import os
 import tempfile
+import warnings
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
-from .errors import CacheError, TornCacheError
+from .errors import CacheError, OutputError, TornCacheError
 
+T = TypeVar("T")
 FORMAT = "ldopt-cache/1"
 _savez: Any = np.savez  # the arrays' names are keyword arguments, which numpy's stub cannot type
 
@@ -72,9 +75,15 @@ def entry_path(cache: str | Path, prefix: str, key: str) -> Path:
 
 
 def write_text(path: str | Path, text: str) -> Path:
-    """Write ``text`` to ``path`` atomically: a reader sees the old file or the new one, never part."""
+    """Write ``text`` to ``path`` atomically: a reader sees the old file or the new one, never part.
+    Raises :class:`~ldopt.errors.OutputError` where it cannot be written."""
     path = Path(path)
-    _atomic_write(path, lambda fh: fh.write(text.encode()))
+    try:
+        _atomic_write(path, lambda fh: fh.write(text.encode()))
+    except OSError as exc:  # a file where a folder should be, no permission, a full disk
+        raise OutputError(
+            f"cannot write {path} ({exc.strerror or exc}); expected a writable folder: choose another one"
+        ) from exc
     return path
 
 
@@ -119,12 +128,12 @@ def load(path: str | Path, expect: dict[str, Any] | None = None) -> tuple[dict[s
         header = json.loads(meta.read_text())
         with np.load(path, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
-    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as exc:
-        raise TornCacheError(f"cache {path} is unreadable ({exc}); delete it to recompute") from None
+    except (OSError, ValueError, EOFError, KeyError, RecursionError, zipfile.BadZipFile) as exc:
+        raise TornCacheError(f"cache {path} is unreadable ({type(exc).__name__}: {exc}"[:300] + ")") from None
+    if not isinstance(header, dict):
+        raise TornCacheError(f"cache {path}: expected a JSON object as its header, got {type(header).__name__}")
     if header.get("format") != FORMAT or header.get("arrays_digest") != digest(arrays):
-        raise TornCacheError(
-            f"cache {path} is corrupt or incomplete (its arrays do not match its header); delete it to recompute"
-        )
+        raise TornCacheError(f"cache {path} is corrupt or incomplete (its arrays do not match its header)")
     for key, want in (expect or {}).items():
         if header.get(key) != want:
             raise CacheError(
@@ -132,3 +141,21 @@ def load(path: str | Path, expect: dict[str, Any] | None = None) -> tuple[dict[s
                 f"{_short(header.get(key))}); use another cache path or delete it"
             )
     return arrays, header
+
+
+def load_or_recompute(
+    path: str | Path, expect: dict[str, Any] | None, decode: Callable[[dict[str, np.ndarray], dict[str, Any]], T]
+) -> T | None:
+    """``decode`` of the entry at ``path``, or ``None`` (compute it) when there is none or it is
+    unusable: torn, corrupt, or not decodable (an older format, a forged header). An unusable entry
+    is not an error — the result is computed again, with a warning, and the new entry replaces it.
+    An intact entry of other settings (``expect`` differs) still raises :class:`CacheError`."""
+    try:
+        hit = load(path, expect)
+        return None if hit is None else decode(*hit)
+    except TornCacheError as exc:
+        reason = str(exc)
+    except (KeyError, IndexError, ValueError, TypeError, AttributeError, RecursionError) as exc:
+        reason = f"cache {path} does not decode ({type(exc).__name__}: {exc})"[:300]
+    warnings.warn(f"{reason}; computing it again", stacklevel=3)
+    return None

@@ -123,6 +123,18 @@ def instance(name: str, value: Any, cls: type[T], what: str, fix: str = "") -> T
     return value
 
 
+def executor_or_none(name: str, value: Any) -> Any:
+    """A ``concurrent.futures.Executor`` (e.g. ``ldopt.parallel.local_pool()``), or ``None``."""
+    from concurrent.futures import Executor  # noqa: PLC0415 - only this check needs it
+
+    if value is not None and not isinstance(value, Executor):
+        raise InputError(
+            f"{name}: expected a concurrent.futures.Executor (ldopt.parallel.local_pool(), "
+            f"ldopt.parallel.dask_executor()) or None, got {value!r}"[:300]
+        )
+    return value
+
+
 def path_or_none(name: str, value: Any) -> Path | None:
     """A file-system path (``str`` or ``os.PathLike``), or ``None``."""
     if value is None:

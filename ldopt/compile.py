@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .compile_checks import FrozenParams, bound_parameters, check_supported_components, expression_parameters
 from .compile_rows import compile_rows, make_row
 from .compiled import CompiledModel
-from .errors import ConstraintError, CostParamError, ModelError, ObjectiveError, VariableError
+from .errors import CostParamError, ModelError, ObjectiveError, VariableError
 
 
 def _pyomo() -> Any:
@@ -79,13 +80,6 @@ def _objective_component(model: Any) -> Any:
         names = ", ".join(o.name for o in objs[:5])
         raise ObjectiveError(f"expected one active Objective, got {len(objs)} ({names}); deactivate all but one")
     return objs[0]
-
-
-def _check_supported_components(model: Any) -> None:
-    pyo = _pyomo()
-    sos = list(model.component_data_objects(pyo.SOSConstraint, active=True, descend_into=True))
-    if sos:
-        raise ConstraintError(f"SOS constraint '{sos[0].name}' is not supported; write it with binary variables")
 
 
 def _compile_objective(obj: Any, cost: Any, cost_data: list[Any], vars_: _Vars) -> _Objective:
@@ -178,9 +172,14 @@ def _variable_arrays(var_list: list[Any]) -> tuple[list[str], np.ndarray, np.nda
     names, lb, ub, vtype = [], np.empty(n), np.empty(n), np.empty(n, dtype="<U1")
     for k, v in enumerate(var_list):
         names.append(v.name)
-        lo_v, hi_v = (v.value, v.value) if v.fixed else v.bounds
+        try:
+            lo_v, hi_v = (v.value, v.value) if v.fixed else v.bounds
+        except ValueError as exc:  # Pyomo refuses a NaN bound when asked for it
+            raise VariableError(f"variable '{v.name}': expected numbers or None as bounds ({exc})") from None
         lb[k] = -np.inf if lo_v is None else float(lo_v)
         ub[k] = np.inf if hi_v is None else float(hi_v)
+        if np.isnan(lb[k]) or np.isnan(ub[k]):
+            raise VariableError(f"variable '{v.name}': expected numbers or None as bounds, got {v.bounds}")
         if v.is_binary():
             vtype[k] = "B"
         elif v.is_integer():
@@ -210,15 +209,24 @@ def compile_pyomo(model: Any, cost: Any) -> CompiledModel:
     pyo = _pyomo()
     if not isinstance(model, pyo.Block):
         raise ModelError(f"model: expected a pyomo ConcreteModel, got {type(model).__name__}")
+    if not model.is_constructed():
+        raise ModelError(
+            f"model: expected a ConcreteModel, got an uninstantiated {type(model).__name__}; "
+            "make an instance first: instance = model.create_instance(data), then compile the instance"
+        )
     cost_keys, cost_data = _cost_data(model, cost)
     obj = _objective_component(model)
-    _check_supported_components(model)
+    check_supported_components(model)
     vars_ = _Vars()
     objective = _compile_objective(obj, cost, cost_data, vars_)
     raw_rows = compile_rows(model, cost, cost_data, vars_.pos)
     var_list, pos = _declaration_order(model, vars_, _fixed_variables(model, obj))
     n = len(var_list)
     names, lb, ub, vtype = _variable_arrays(var_list)
+    cost_ids = {id(p) for p in cost_data}
+    frozen = FrozenParams.of(
+        bound_parameters(var_list, cost_ids, cost.name) + expression_parameters(model, obj, cost_ids)
+    )
     q0 = np.zeros(n)
     for k, a in objective.lin.items():
         q0[pos[k]] = a
@@ -243,4 +251,5 @@ def compile_pyomo(model: Any, cost: Any) -> CompiledModel:
         model=model,
         var_data=var_list,
         cost_data=cost_data,
+        frozen=frozen,
     )

@@ -14,7 +14,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .compile_checks import FrozenParams
 from .errors import ConstraintError
+from .model_data import check_numbers, integer_bounds
 
 
 def sense_sign(sense: str) -> float:
@@ -74,6 +76,12 @@ class CompiledModel:
     model: Any = field(repr=False, default=None)  # the Pyomo model (not pickled: workers use the arrays)
     var_data: list[Any] = field(repr=False, default_factory=list)
     cost_data: list[Any] = field(repr=False, default_factory=list)
+    frozen: FrozenParams = field(repr=False, default_factory=FrozenParams)  # the other mutable Params read
+
+    def __post_init__(self) -> None:
+        # every way of making a model (compilation, a block, a replaced copy) gets the same checks
+        integer_bounds(self.var_names, self.var_lb, self.var_ub, self.var_type)
+        check_numbers(self)
 
     @property
     def sign(self) -> float:
@@ -91,7 +99,7 @@ class CompiledModel:
     def __getstate__(self) -> dict[str, Any]:
         # Pyomo objects stay behind: models with rule lambdas do not pickle, and workers use arrays.
         state = dict(self.__dict__)
-        state.update(model=None, var_data=[], cost_data=[])
+        state.update(model=None, var_data=[], cost_data=[], frozen=FrozenParams())
         return state
 
     def fingerprint(self) -> str:

@@ -201,16 +201,25 @@ class Decomposition:
         m = self.num_blocks
         if isinstance(solver, str):
             names = [solver] * m
-        elif isinstance(solver, dict) or (solver and all(isinstance(s, tuple) for s in solver)):
+        elif isinstance(solver, dict) or (
+            isinstance(solver, (list, tuple)) and solver and all(isinstance(s, tuple) and len(s) == 2 for s in solver)
+        ):
             given: dict[int, str] = dict(solver)
-            bad = [k for k in given if not isinstance(k, (int, np.integer)) or not 0 <= k < m]
+            bad = [k for k in given if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k < m]
             if bad:
                 raise DecompositionError(f"solver: expected block indices in [0, {m}), got {bad}")
             names = [given.get(k, "auto") for k in range(m)]
-        else:
+        elif isinstance(solver, (list, tuple)):
             names = list(solver)
             if len(names) != m:
                 raise DecompositionError(f"solver: expected one name per block ({m}), got {len(names)}")
+        else:
+            raise DecompositionError(
+                f"solver: expected a solver name, a list with one per block or {{block: name}}, got {solver!r}"[:300]
+            )
+        for nm in names:
+            if not isinstance(nm, str) or not nm:
+                raise DecompositionError(f"solver: expected solver names such as 'auto' or 'highs', got {nm!r}"[:300])
         return [b.solver(nm) for b, nm in zip(self.blocks, names, strict=True)]
 
     def dual(self, costs: Any, iterations: int = 300, **kwargs: Any) -> Any:
@@ -239,4 +248,5 @@ def decompose(problem: Problem, blocks: Any = None) -> Decomposition:
         raise DecompositionError(f"problem: expected an ldopt.Problem, got {type(problem).__name__}")
     if problem.num_constraints == 0:
         raise DecompositionError("the problem has no constraints to decompose")
+    problem.check_parameters()
     return Decomposition(problem, groups_of(problem, blocks))

@@ -49,3 +49,8 @@ class CacheError(LdoptError, RuntimeError):
 
 class TornCacheError(CacheError):
     """A cache entry is unreadable or half written (e.g. a process killed between its two files)."""
+
+
+class OutputError(LdoptError, OSError):
+    """A results file or folder cannot be written (a file where a folder should be, no permission, a
+    full disk) or read back (a results table or JSON record that is not one)."""

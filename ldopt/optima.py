@@ -98,9 +98,9 @@ def optima(
     if gap:
         expect["gap"] = float(gap)
     path = ldcache.entry_path(cache, "optima", ldcache.digest(expect, "optima")) if cache is not None else None
-    hit = ldcache.load(path, expect) if path is not None else None
+    hit = ldcache.load_or_recompute(path, expect, _decode) if path is not None else None
     if hit is not None:
-        value, sol_bound, x = hit[0]["value"], hit[0]["bound"], hit[0]["x"]
+        value, sol_bound, x = hit
     else:
         s = checked(solve_many(problem, c, solver, executor=executor, time_limit=time_limit, gap=gap), "true costs")
         value, x = s.objective, s.x
@@ -112,6 +112,10 @@ def optima(
                 warnings.warn(f"{exc}; the optima are used without being cached", stacklevel=2)
     out = Optima(problem.sense, value, sol_bound, x)
     return out if bound is None else out.tighten(bound)
+
+
+def _decode(arrays: dict[str, np.ndarray], header: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return arrays["value"], arrays["bound"], arrays["x"]
 
 
 def optimal_objectives(

@@ -64,8 +64,8 @@ def local_pool(workers: int | None = None, threads_per_worker: int | None = 1) -
     """
     from .threads import num_threads  # noqa: PLC0415
 
-    if workers is not None and (isinstance(workers, bool) or int(workers) != workers or workers < 1):
-        raise InputError(f"workers: expected a positive integer or None (every core), got {workers!r}")
+    workers = checks.positive_int_or_none("workers", workers)
+    threads_per_worker = checks.positive_int_or_none("threads_per_worker", threads_per_worker)
     n = workers or num_threads()
     return ProcessPoolExecutor(
         n,
@@ -86,10 +86,19 @@ def dask_executor(
     """A Dask ``Client.get_executor()`` for ``address``, or for a new local cluster of processes.
 
     ``with ldopt.parallel.dask_executor("tcp://host:8786") as ex: dec.dual(costs, executor=ex)``.
-    The client (and a cluster it started) is closed on exit. A local cluster runs without Dask's
-    worker profiler unless ``profile=True``; for your own workers set
-    ``DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False`` in their environment.
+    The client (and a cluster it started) is closed on exit. A local cluster listens on
+    127.0.0.1 only (its scheduler, workers and dashboard) and runs without Dask's worker profiler
+    unless ``profile=True``; for your own workers set
+    ``DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False`` in their environment. ``workers`` and
+    ``threads_per_worker`` (``None``: every core, and no limit) are positive whole numbers;
+    ``retries`` (re-runs of a chunk whose worker died) is ≥ 0.
     """
+    if address is not None and (not isinstance(address, str) or not address):
+        raise InputError(f"address: expected a scheduler address such as 'tcp://host:8786' or None, got {address!r}")
+    workers = checks.positive_int_or_none("workers", workers)
+    threads_per_worker = checks.positive_int_or_none("threads_per_worker", threads_per_worker)
+    retries = checks.nonnegative_int("retries", retries)
+    profile = checks.boolean("profile", profile)
     try:
         from dask.distributed import Client, LocalCluster  # noqa: PLC0415
     except ImportError as exc:
@@ -114,7 +123,8 @@ def dask_executor(
                 n_workers=workers or num_threads(),
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=":0",
+                host="127.0.0.1",
+                dashboard_address="127.0.0.1:0",
                 env=env,
             )
         client = Client(cluster)
@@ -219,9 +229,9 @@ class _ChunkStore:
         """The chunks already on disk, by position."""
         out = {}
         for i in range(len(self.ranges)):
-            hit = cache.load(self._path(i), self._key(i))
+            hit = cache.load_or_recompute(self._path(i), self._key(i), self.from_arrays)
             if hit is not None:
-                out[i] = self.from_arrays(*hit)
+                out[i] = hit
         return out
 
     def save(self, i: int, value: Any) -> None:

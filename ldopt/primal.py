@@ -11,9 +11,9 @@
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
+from .jit import nb
 from .problem import Problem
 
 

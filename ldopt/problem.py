@@ -12,6 +12,7 @@ from . import checks
 from .arrays import as_batch, broadcast_pair
 from .compile import compile_pyomo
 from .compiled import CompiledModel
+from .errors import InputError
 from .progress import progress_bar
 from .solution import Solution
 from .solvers import registry
@@ -99,7 +100,15 @@ class Problem:
     def objective_coefficients(self, costs: Any) -> np.ndarray:
         """``q(c) = q0 + Q c`` for each cost vector: ``(B, num_vars)``."""
         c, _ = self.check_costs(costs)
-        return self.compiled.q0[None, :] + (self.compiled.Q @ c.T).T
+        with np.errstate(over="ignore", invalid="ignore"):
+            q = self.compiled.q0[None, :] + (self.compiled.Q @ c.T).T
+        if not np.isfinite(q).all():
+            b = int(np.flatnonzero(~np.isfinite(q).all(axis=1))[0])
+            raise InputError(
+                f"costs: the objective coefficients q0 + Q·c of instance {b} overflow float64 (costs up to "
+                f"{np.abs(c[b]).max():.3g}); expected costs on a scale the objective can hold: rescale them"
+            )
+        return q
 
     def objective(self, x: Any, costs: Any) -> np.ndarray:
         """``f(x, c)`` for batches of solutions and costs (either may be a single vector)."""
@@ -145,6 +154,11 @@ class Problem:
             worst = np.maximum(worst, frac)
         return np.where(nan, np.inf, worst)
 
+    def check_parameters(self) -> None:
+        """Raise a :class:`~ldopt.errors.ModelError` if a mutable Param other than the cost changed
+        since compilation: its value was frozen into the arrays then (compile the model again)."""
+        self.compiled.frozen.check()
+
     # solving ----------------------------------------------------------------------------------
     def session(self, solver: str = "auto", options: SolverOptions | None = None) -> tuple[str, Session]:
         """This thread's cached solver session for ``solver`` and ``options`` (built on first use).
@@ -185,6 +199,7 @@ class Problem:
         c, _ = self.check_costs(costs)
         solver = checks.solver_name("solver", solver)
         progress = checks.boolean("progress", progress)
+        self.check_parameters()
         starts = None
         if start is not None:
             starts, _ = as_batch(start, self.num_vars, "start", allow_nan=True)
@@ -209,6 +224,13 @@ class Problem:
                 X[b] = res.x
                 bound[b] = res.bound
         offset = self.compiled.k0 + c @ self.compiled.r
-        obj = np.einsum("bi,bi->b", q, np.nan_to_num(X)) + offset
+        with np.errstate(over="ignore", invalid="ignore"):
+            obj = np.einsum("bi,bi->b", q, np.nan_to_num(X)) + offset
         obj[np.isnan(X).any(axis=1)] = np.nan
+        overflow = np.flatnonzero(np.isinf(obj))
+        if len(overflow):
+            raise InputError(
+                f"costs: the objective of instance {int(overflow[0])} overflows float64 ({obj[overflow[0]]}) at "
+                "its solution; expected costs and variables on a scale the objective can hold: rescale them"
+            )
         return Solution(X, obj, bound + offset, status.astype(str), times, name, messages)

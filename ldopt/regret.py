@@ -74,6 +74,8 @@ class RegretReport:
 def report(opt: Optima, achieved: np.ndarray) -> RegretReport:
     """The relative regret of decisions whose true objectives are ``achieved`` ``(B,)``, against
     ``opt`` (a decision better than the best known value counts as the optimum's new value)."""
+    if len(achieved) == 0:
+        raise InputError("relative regret: expected at least one instance, got an empty batch")
     s = opt.sign
     best = np.where(s * (achieved - opt.value) > 0, achieved, opt.value)  # a decision may beat the incumbent
     regrets = s * (best - achieved)
@@ -190,6 +192,8 @@ def relative_regret(
     """``Σ regret_i / Σ |f(x*(c_i), c_i)|`` — the paper's relative regret (a fraction, not %)."""
     check_problem(problem, solver)
     r, opt = regrets(problem, pred_costs, costs, solver, optimum=optimum, executor=executor)
+    if len(r) == 0:
+        raise InputError("relative_regret: expected at least one instance, got an empty batch")
     denom = float(np.abs(opt).sum())
     if denom == 0:
         raise InputError("relative_regret: every optimal objective is 0, so the ratio is undefined")

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ldopt.cache import write_text
-from ldopt.errors import InputError
+from ldopt.errors import InputError, OutputError
 
 from .methods import label
 from .paper import PAPER, paper
@@ -35,12 +35,20 @@ def save_rows(rows: list[Row], path: str | Path) -> Path:
 def load_rows(path: str | Path) -> list[Row]:
     """Rows of a saved ``results.csv`` or ``curves.csv``: every field but the text ones as a float
     (``None`` where empty)."""
-    with Path(path).open() as fh:
-        rows = list(csv.DictReader(fh))
-    for r in rows:
-        for k, v in r.items():
-            if k not in TEXT_FIELDS:
-                r[k] = float(v) if v not in ("", "None") else None
+    try:
+        with Path(path).open() as fh:
+            rows = list(csv.DictReader(fh))
+        for r in rows:
+            for k, v in r.items():
+                if k not in TEXT_FIELDS:
+                    r[k] = float(v) if v not in ("", "None") else None
+        for r in rows:
+            stem(str(r["problem"]), int(r["size"]), str(r["method"]), int(r["seed"]))  # the fields every row has
+    except (OSError, csv.Error, UnicodeDecodeError, ValueError, TypeError, KeyError) as exc:
+        why = f"{type(exc).__name__}: {exc}"[:200]
+        raise OutputError(
+            f"{path} is not a results table that ldopt wrote ({why}); move it away or choose another output folder"
+        ) from None
     return rows
 
 

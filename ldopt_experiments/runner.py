@@ -17,8 +17,8 @@ from typing import Any
 
 import torch
 
-from ldopt.cache import write_text
-from ldopt.errors import InputError
+from ldopt.cache import digest, write_text
+from ldopt.errors import InputError, OutputError
 from ldopt.regret import Optima, RegretReport, evaluate, optima
 from ldopt_torch import DynamicMultipliers, FitResult, LDDataset, OptDataset, Validator, fit
 
@@ -90,6 +90,8 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
     opts = RunOptions(**options)
     specs = {m: parse_method(m) for m in methods}
     out = Path(opts.out) if opts.out else None
+    if out is not None:
+        _output_folder(out)
     if opts.resume:
         _check_resumable(setup, opts, out)
     stages = _Stages()
@@ -104,7 +106,7 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
         for name, spec in specs.items():
             saved = out / "runs" / f"{stem(setup.name, setup.size, name, seed)}.json" if out else None
             if opts.resume and saved is not None and saved.exists():
-                rows.append(json.loads(saved.read_text()))
+                rows.append(_read_json(saved))
                 if opts.progress:
                     print(f"  {spec.label:28s} seed {seed}: kept from {saved}", flush=True)
                 continue
@@ -119,7 +121,7 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
                 # the same time may have replaced results.csv between this one's read and write
                 have = {stem(r["problem"], r["size"], r["method"], r["seed"]) for r in merged}
                 lost = sorted(f for f in (out / "runs").glob("*.json") if f.stem not in have)
-                merged += [json.loads(f.read_text()) for f in lost]
+                merged += [_read_json(f) for f in lost]
                 save_rows(merged, out / "results.csv")
                 write_text(out / "table.md", table(merged))
                 _save_meta(setup, opts, out, stages)
@@ -134,13 +136,46 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
     return rows
 
 
+_AWAY = "move it away or use a fresh --out"
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    """The JSON record at ``path`` (``meta.json``, a saved run), or an :class:`OutputError` saying
+    it is not one."""
+    try:
+        out = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        why = f"{type(exc).__name__}: {exc}"[:200]
+        raise OutputError(f"{path} cannot be read as a JSON record ({why}); {_AWAY}") from None
+    if not isinstance(out, dict):
+        raise OutputError(f"{path}: expected a JSON object, got {type(out).__name__}; {_AWAY}")
+    return out
+
+
+def _output_folder(out: Path) -> None:
+    """Make ``out`` (a writable folder) or say why it cannot be one."""
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"out: expected a folder, got the file {out}; choose a folder for the results")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".ldopt-write-probe"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise OutputError(f"out: cannot write into {out} ({exc.strerror or exc}); choose a writable folder") from None
+
+
 def _settings(setup: Setup, opts: RunOptions) -> dict[str, Any]:
-    """What ``meta.json`` records of a run's settings (the instances and every option that changes a
-    result)."""
+    """What ``meta.json`` records of a run's settings: the instances (their counts, and digests of the
+    problem and of the data, so that another data seed, size or row count is another setting) and
+    every option that changes a result."""
     kept = {k: v for k, v in asdict(opts).items() if k not in ("out", "progress", "resume")}
-    return json.loads(
-        json.dumps(dict(train=len(setup.train[1]), val=len(setup.val[1]), test=len(setup.test[1]), **kept), default=str)
+    instances = dict(train=len(setup.train[1]), val=len(setup.val[1]), test=len(setup.test[1]))
+    fingerprints = dict(
+        problem_digest=setup.dec.key,
+        data_digest=digest(*setup.train, *setup.val, *setup.test, setup.main, setup.lr, setup.dual),
     )
+    return json.loads(json.dumps(dict(**instances, **fingerprints, **kept), default=str))
 
 
 def _check_resumable(setup: Setup, opts: RunOptions, out: Path | None) -> None:
@@ -150,7 +185,7 @@ def _check_resumable(setup: Setup, opts: RunOptions, out: Path | None) -> None:
     meta = out / "meta.json"
     if not meta.exists():
         return
-    saved = json.loads(meta.read_text())
+    saved = _read_json(meta)
     now = _settings(setup, opts)
     differ = sorted(k for k in now if k in saved and saved[k] != now[k])
     if differ:
@@ -334,8 +369,8 @@ def _save_meta(setup: Setup, opts: RunOptions, out: Path, stages: _Stages) -> No
     earlier: list[dict[str, Any]] = []
     path = out / "meta.json"
     if path.exists():
-        saved = json.loads(path.read_text())
-        if {k: saved.get(k) for k in settings} == settings:
+        saved = _read_json(path)
+        if all(saved[k] == v for k, v in settings.items() if k in saved):  # (older folders lack the digests)
             names = {s["stage"] for s in mine}
             earlier = [s for s in saved.get("stages", []) if s["stage"] not in names]
     write_text(path, json.dumps(dict(**settings, stages=earlier + mine), indent=1))

@@ -1,11 +1,15 @@
 """The batch records the datasets yield and the losses read: dictionaries (so a ``DataLoader``
-collates them) with typed keys. ``index`` keeps every instance's identity under shuffling."""
+collates them) with typed keys. ``index`` keeps every instance's identity under shuffling; and the
+one conversion of user features into the float32 tensors that batches carry."""
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Any, TypedDict
 
+import numpy as np
 import torch
+
+from ldopt.errors import InputError
 
 
 class LDBatch(TypedDict):
@@ -42,3 +46,31 @@ def model_inputs(model: torch.nn.Module, features: torch.Tensor) -> torch.Tensor
     """``features`` on the model's device and in its floating dtype (a float64 model, a GPU model)."""
     p = next((q for q in model.parameters() if q.is_floating_point()), None)
     return features if p is None else features.to(device=p.device, dtype=p.dtype)
+
+
+def feature_tensor(features: Any, n: int, name: str = "features") -> torch.Tensor:
+    """``features`` as a float32 ``(n, num_features)`` tensor of finite numbers."""
+    if isinstance(features, torch.Tensor):
+        f = features.detach().cpu()
+    else:
+        try:
+            raw = np.asarray(features)
+        except ValueError:  # a ragged list
+            raw = np.asarray(None, dtype=object)
+        if raw.dtype.kind not in "biuf":
+            raise InputError(
+                f"{name}: expected real numbers of shape ({n}, num_features), got {type(features).__name__}"
+                + (f" of dtype {raw.dtype}" if raw.dtype.kind != "O" else "")
+            )
+        f = torch.as_tensor(raw)
+    if f.is_complex():
+        raise InputError(f"{name}: expected real numbers, got complex values")
+    if f.ndim != 2 or f.shape[0] != n:
+        raise InputError(f"{name}: expected shape ({n}, num_features) (one row per cost vector), got {tuple(f.shape)}")
+    if not torch.isfinite(f).all():
+        raise InputError(f"{name}: expected finite values, got NaN or inf")
+    out = f.to(torch.float32)
+    if not torch.isfinite(out).all():
+        big = float(f.abs().max())
+        raise InputError(f"{name}: expected values within float32's range (|x| < 3.4e38), got {big:.3g}; rescale them")
+    return out

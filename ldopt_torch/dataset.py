@@ -25,37 +25,11 @@ import torch
 from ldopt import Decomposition, DualResult, Problem, checks
 from ldopt import cache as ldcache
 from ldopt.dual import DualMode, DualSettings, StepChoice, resolve_step
-from ldopt.errors import CacheError, InputError, TornCacheError
+from ldopt.errors import CacheError, InputError
 from ldopt.parallel import clear_checkpoint
 
-from .batches import LDBatch
+from .batches import LDBatch, feature_tensor
 from .dynamic import DynamicMultipliers, check_following
-
-
-def _features(features: Any, n: int, name: str = "features") -> torch.Tensor:
-    """``features`` as a float32 ``(n, num_features)`` tensor of finite numbers."""
-    if isinstance(features, torch.Tensor):
-        f = features.detach().cpu()
-    else:
-        try:
-            raw = np.asarray(features)
-        except ValueError:  # a ragged list
-            raw = np.asarray(None, dtype=object)
-        if raw.dtype.kind not in "biuf":
-            raise InputError(
-                f"{name}: expected real numbers of shape ({n}, num_features), got {type(features).__name__}"
-                + (f" of dtype {raw.dtype}" if raw.dtype.kind != "O" else "")
-            )
-        f = torch.as_tensor(raw)
-    if f.is_complex():
-        raise InputError(f"{name}: expected real numbers, got complex values")
-    if f.ndim != 2 or f.shape[0] != n:
-        raise InputError(
-            f"features: expected shape ({n}, num_features) (one row per cost vector), got {tuple(f.shape)}"
-        )
-    if not torch.isfinite(f).all():
-        raise InputError("features: expected finite values, got NaN or inf")
-    return f.to(torch.float32)
 
 
 def _decompositions(decompositions: Any, m: int) -> list[int]:
@@ -85,8 +59,10 @@ class _Base(torch.utils.data.Dataset):
             raise InputError("costs: expected at least one instance, got none")
         self.problem = problem
         self.costs_np = c
-        self.features = _features(features, len(c))
+        self.features = feature_tensor(features, len(c))
         self.costs = torch.as_tensor(c, dtype=torch.float32)
+        if not torch.isfinite(self.costs).all():
+            raise InputError("costs: expected values within float32's range (|c| < 3.4e38) for training; rescale them")
 
     def __len__(self) -> int:
         return len(self.costs)
@@ -250,15 +226,12 @@ class LDDataset(_Base):
             return self._counted(solve(checkpoint=None))
         self.cache_path = ldcache.entry_path(cache, "lddata", ldcache.digest(expect))
         chunks = self.cache_path.with_suffix(".chunks")
-        try:
-            hit = ldcache.load(self.cache_path, expect)
-        except TornCacheError:
-            if not chunks.is_dir():
-                raise
-            hit = None  # killed while writing the final pair: every chunk is on disk, rebuild from them
+        # a torn entry (e.g. killed while writing the final pair) is computed again, from the chunks
+        # kept beside it where they are on disk
+        hit = ldcache.load_or_recompute(self.cache_path, expect, DualResult.from_arrays)
         if hit is not None:
             self.loaded_from_cache = True
-            return DualResult.from_arrays(*hit)
+            return hit
         result = self._counted(solve(checkpoint=chunks))
         arrays, header = result.to_arrays()
         try:

@@ -16,8 +16,9 @@ from torch import nn
 class FitResult:
     """The trained (best) model, the per-epoch history and the time to the best model.
 
-    ``stopped`` says why training ended: ``"epochs"``, ``"time_budget"``, ``"patience"`` or
-    ``"interrupted"`` (Ctrl-C). With dynamic multipliers, ``history`` has their seconds so far
+    ``stopped`` says why training ended: ``"epochs"``, ``"time_budget"``, ``"patience"``,
+    ``"interrupted"`` (Ctrl-C) or ``"terminated"`` (SIGTERM, e.g. a batch system's time limit).
+    With dynamic multipliers, ``history`` has their seconds so far
     (``dual_time``, part of ``time``) and ``dual_bounds`` each update's bounds for the true costs
     (``(B, R)``: one per decomposition, as ``DualResult.run_bounds``).
     """

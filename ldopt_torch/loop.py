@@ -14,7 +14,8 @@ import torch
 from torch import nn
 
 from ldopt import checks
-from ldopt.errors import LdoptError
+from ldopt.errors import InputError, LdoptError
+from ldopt.interrupts import Terminated, sigterm_as_interrupt
 
 from .batches import model_inputs
 from .dynamic import Follower
@@ -33,8 +34,14 @@ class Schedule:
     def __init__(self, eval_every: int, eval_interval: float | None, eval_times: Sequence[float] | None) -> None:
         self.every = checks.positive_int("eval_every", eval_every)
         self.interval = checks.positive_or_none("eval_interval", eval_interval, " (seconds)")
-        self.pending = sorted(float(t) for t in eval_times) if eval_times is not None else None
+        self.pending = None if eval_times is None else sorted(self._times(eval_times))
         self.next = eval_interval or 0.0
+
+    @staticmethod
+    def _times(eval_times: Any) -> list[float]:
+        if isinstance(eval_times, (str, bytes)) or not hasattr(eval_times, "__iter__"):
+            raise InputError(f"eval_times: expected a sequence of seconds of training, got {eval_times!r}")
+        return [checks.nonnegative(f"eval_times[{k}]", t) for k, t in enumerate(eval_times)]
 
     def due(self, epoch: int, train_time: float) -> bool:
         if self.pending is not None:
@@ -124,38 +131,39 @@ class Loop:
         stopped = "epochs"
         policy = getattr(data, "dynamic", None)
         self.follower = Follower(data, policy) if policy is not None else None
-        try:
-            self.record(0, None, float("nan"), True)
-            for epoch in range(1, budget.epochs + 1):
-                d = ds[0] if len(ds) == 1 else ds[int(rng.integers(len(ds)))]
-                t0 = time.perf_counter()
-                if self.follower is not None and self.follower.policy.due(epoch):  # counts as training
-                    data = self.follower.update(self.model)
-                train_loss = train_epoch(
-                    self.model, data.view(d) if d is not None else data, loss, opt, batch_size, gen, epoch
-                )
-                spent = time.perf_counter() - t0
-                self.train_time += spent
-                out_of_time = budget.seconds is not None and self.train_time >= budget.seconds
-                self.record(
-                    epoch,
-                    d,
-                    train_loss,
-                    epoch == budget.epochs or out_of_time or budget.schedule.due(epoch, self.train_time),
-                )
+        with sigterm_as_interrupt():
+            try:
+                self.record(0, None, float("nan"), True)
+                for epoch in range(1, budget.epochs + 1):
+                    d = ds[0] if len(ds) == 1 else ds[int(rng.integers(len(ds)))]
+                    t0 = time.perf_counter()
+                    if self.follower is not None and self.follower.policy.due(epoch):  # counts as training
+                        data = self.follower.update(self.model)
+                    train_loss = train_epoch(
+                        self.model, data.view(d) if d is not None else data, loss, opt, batch_size, gen, epoch
+                    )
+                    spent = time.perf_counter() - t0
+                    self.train_time += spent
+                    out_of_time = budget.seconds is not None and self.train_time >= budget.seconds
+                    self.record(
+                        epoch,
+                        d,
+                        train_loss,
+                        epoch == budget.epochs or out_of_time or budget.schedule.due(epoch, self.train_time),
+                    )
+                    if bar is not None:
+                        bar.update(min(spent, bar.total - bar.n) if budget.seconds is not None else 1)
+                        best = f"{self.best_val:.4%}" if np.isfinite(self.best_val) else "-"
+                        bar.set_postfix(loss=f"{train_loss:.4g}", best_val=best)
+                    if out_of_time or self.out_of_patience:  # both stop right after a validation
+                        stopped = "time_budget" if out_of_time else "patience"
+                        break
+            except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (a batch system's)
+                stopped = "terminated" if isinstance(exc, Terminated) else "interrupted"
+                warnings.warn(f"fit: {stopped}; returning the best model so far and the history", stacklevel=3)
+            finally:
                 if bar is not None:
-                    bar.update(min(spent, bar.total - bar.n) if budget.seconds is not None else 1)
-                    best = f"{self.best_val:.4%}" if np.isfinite(self.best_val) else "-"
-                    bar.set_postfix(loss=f"{train_loss:.4g}", best_val=best)
-                if out_of_time or self.out_of_patience:  # both stop right after a validation
-                    stopped = "time_budget" if out_of_time else "patience"
-                    break
-        except KeyboardInterrupt:
-            stopped = "interrupted"
-            warnings.warn("fit: interrupted; returning the best model so far and the history", stacklevel=3)
-        finally:
-            if bar is not None:
-                bar.close()
+                    bar.close()
         return self.result(stopped)
 
     def result(self, stopped: str) -> FitResult:

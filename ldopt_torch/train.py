@@ -15,7 +15,8 @@ Determinism: the shuffling, the decomposition drawn per epoch and every loss's n
 from streams seeded by ``seed``; torch runs on ``threads`` threads (default 1: a small model's
 step takes 0.38 ms on one thread and 0.41 ms on two, measured for a 12→100 linear layer, and
 two threads slow down badly on a busy machine). Ctrl-C ends training early and still returns the
-best model and the history (``FitResult.stopped == "interrupted"``).
+best model and the history (``FitResult.stopped == "interrupted"``); so does SIGTERM, a batch
+system's signal to stop (``"terminated"``).
 """
 
 from __future__ import annotations
@@ -99,6 +100,12 @@ def _check_parts(model: Any, data: Any, loss: Any, val: Any, optimizer: Any) -> 
         )
     if optimizer is not None:
         checks.instance("optimizer", optimizer, torch.optim.Optimizer, "a torch.optim.Optimizer or None")
+        mine = {id(p) for p in model.parameters()}
+        if mine and not any(id(p) in mine for g in optimizer.param_groups for p in g["params"]):
+            raise InputError(
+                "optimizer: expected an optimizer over the model's parameters (e.g. torch.optim.Adam("
+                "model.parameters())), got one over none of them; it would train nothing"
+            )
     if not hasattr(data, "batches"):
         raise InputError(f"data: expected an lt.LDDataset or lt.OptDataset, got {type(data).__name__}")
     if val is not None and not isinstance(val, Validator) and not (isinstance(val, (tuple, list)) and len(val) == 2):
@@ -202,6 +209,11 @@ def fit(
         else Validator(data.problem, *val, solver=checks.solver_name("solver", solver), executor=executor)
     )
     progress = checks.boolean("progress", progress)
+    checks.executor_or_none("executor", executor)
+    if isinstance(val, Validator) and val.problem.compiled.fingerprint() != data.problem.compiled.fingerprint():
+        raise InputError(
+            f"val: expected a Validator of the training data's problem {data.problem!r}, got one of {val.problem!r}"
+        )
     _check_features(model, data, validator)
     with torch_threads(threads):
         opt = optimizer or torch.optim.Adam(model.parameters(), lr=lr)

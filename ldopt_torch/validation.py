@@ -10,17 +10,11 @@ import numpy as np
 import torch
 from torch import nn
 
+from ldopt import Problem, checks
 from ldopt.errors import InputError
 from ldopt.regret import Optima, RegretReport, decisions, optima, report
 
-from .batches import model_inputs
-
-
-def _tensor(features: Any, n: int, what: str) -> torch.Tensor:
-    f = features.detach().cpu() if isinstance(features, torch.Tensor) else torch.as_tensor(np.asarray(features))
-    if f.ndim != 2 or f.shape[0] != n:
-        raise InputError(f"{what}: expected shape ({n}, num_features), got {tuple(f.shape)}")
-    return f.to(torch.float32)
+from .batches import feature_tensor, model_inputs
 
 
 class Validator:
@@ -47,10 +41,15 @@ class Validator:
         gap: float = 0.0,
         optimum: Optima | None = None,
     ) -> None:
+        checks.instance("problem", problem, Problem, "an ldopt.Problem (ldopt.Problem.from_pyomo(model, cost))")
+        checks.solver_name("solver", solver)
+        checks.executor_or_none("executor", executor)
+        if optimum is not None:
+            checks.instance("optimum", optimum, Optima, "an ldopt.regret.Optima of these costs or None")
         c, _ = problem.check_costs(costs, "val costs")
         if len(c) == 0:
             raise InputError("val: expected at least one validation instance, got none")
-        self.problem, self.costs, self.features = problem, c, _tensor(features, len(c), "val features")
+        self.problem, self.costs, self.features = problem, c, feature_tensor(features, len(c), "val features")
         self.solver, self.executor, self.time_limit, self.gap = solver, executor, time_limit, gap
         self.optima = optimum or optima(problem, c, solver, time_limit=time_limit, gap=gap, executor=executor)
         self.optimum = self.optima.value

@@ -110,7 +110,20 @@ ENTRIES: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {
             chunk_size=None,
             checkpoint=None,
             progress=False,
+            executor=None,
+            warm=None,
         ),
+    ),
+    "lagrangian_bound": (
+        ldopt.lagrangian_bound,
+        dict(
+            dec=dec, costs=C[:2], iterations=3, tol=1e-6, smoothing=0.5, solver="auto", time_limit=None, progress=False
+        ),
+    ),
+    "parallel.local_pool": (ldopt.parallel.local_pool, dict(workers=1, threads_per_worker=1)),
+    "Validator": (
+        lt.Validator,
+        dict(problem=p, features=F[8:10], costs=C[8:10], solver="highs", time_limit=None, gap=0.0, executor=None),
     ),
     "DualResult.multipliers": (r.multipliers, dict(d=0, index=None)),
     "DualResult.main_objective": (r.main_objective, dict(d=1)),
@@ -167,6 +180,11 @@ ENTRIES: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {
             batch_size=4,
             seed=0,
             threads=1,
+            eval_interval=None,
+            eval_times=None,
+            optimizer=None,
+            executor=None,
+            solver="auto",
         ),
     ),
     "lt.relative_regret": (

@@ -78,17 +78,20 @@ def test_an_interrupted_run_resumes_from_its_saved_chunks(setup, tmp_path):
     same(serial, again)
 
 
-def test_foreign_or_corrupt_chunks_are_reported(setup, tmp_path):
+def test_foreign_chunks_are_reported_and_torn_ones_computed_again(setup, tmp_path):
     dec, costs, _ = setup
     dec.dual(costs, iterations=10, chunk_size=12, checkpoint=tmp_path, progress=False)
     with pytest.raises(ldopt.CacheError, match="other costs"):
         dec.dual(costs + 1.0, iterations=10, chunk_size=12, checkpoint=tmp_path, progress=False)
     with pytest.raises(ldopt.CacheError, match="other settings"):
         dec.dual(costs, iterations=11, chunk_size=12, checkpoint=tmp_path, progress=False)
+    # a torn chunk is not used: it is computed again (with a warning), the others are loaded
     victim = sorted(tmp_path.glob("chunk-*.npz"))[0]
     victim.write_bytes(victim.read_bytes()[:-40])
-    with pytest.raises(ldopt.CacheError, match=r"(corrupt|unreadable)"):
-        dec.dual(costs, iterations=10, chunk_size=12, checkpoint=tmp_path, progress=False)
+    with pytest.warns(UserWarning, match=r"(corrupt|unreadable).*computing it again"):
+        again = dec.dual(costs, iterations=10, chunk_size=12, checkpoint=tmp_path, progress=False)
+    assert (again.chunks_computed, again.chunks_loaded) == (1, len(list(tmp_path.glob("chunk-*.npz"))) - 1)
+    same(dec.dual(costs, iterations=10, progress=False), again)
 
 
 dask = pytest.importorskip(
@@ -180,7 +183,7 @@ def test_gurobi_takes_one_thread_per_pool_solve_and_the_budget_outside_it():
     used = {}
     for (name, opts, tid), (_, session) in p._sessions.items():
         if name == "gurobi":
-            used.setdefault(tid == threading.get_ident(), []).append((opts.threads, session.m.Params.Threads))
+            used.setdefault(tid == threading.get_ident(), []).append((opts.threads, session.inner.m.Params.Threads))
     assert used[False] and all(t == 1 for _, t in used[False])  # each pool thread that solved (one or two)
     assert sorted(used[True], key=str) == [(1, 1), (None, 2)]  # outside the pool: the budget, or as asked
     np.testing.assert_array_equal(pooled.x, alone.x)

@@ -89,7 +89,7 @@ def test_a_minimisation_interval_has_the_right_orientation():
 
 def test_cached_optima_load_without_solving_and_are_keyed_by_costs_and_limits(mkp, tmp_path, monkeypatch):
     """A second call with the same problem, costs and limits loads the optima (no solve); other costs
-    or another gap get their own entry; a torn entry is reported, not trusted."""
+    or another gap get their own entry; a torn entry is not trusted: it is solved again."""
     import ldopt.optima as optima_module  # noqa: PLC0415
 
     p, C, _ = mkp
@@ -116,9 +116,11 @@ def test_cached_optima_load_without_solving_and_are_keyed_by_costs_and_limits(mk
     optima(p, C, "highs", cache=one)
     with pytest.raises(ldopt.CacheError, match="other costs"):
         optima(p, C[:10], "highs", cache=one)
-    one.write_bytes(b"torn")
-    with pytest.raises(ldopt.TornCacheError, match="delete it to recompute"):
-        optima(p, C, "highs", cache=one)
+    one.write_bytes(b"torn")  # a torn entry is solved again (with a warning) and replaced
+    with pytest.warns(UserWarning, match="computing it again"):
+        redone = optima(p, C, "highs", cache=one)
+    np.testing.assert_array_equal(redone.value, first.value)
+    assert optima(p, C, "highs", cache=one).value.tolist() == first.value.tolist()
 
 
 def test_optima_that_cannot_be_cached_are_kept_with_a_warning(mkp, tmp_path):

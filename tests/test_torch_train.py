@@ -75,12 +75,22 @@ def test_cache_round_trips_and_refuses_foreign_or_corrupt_files(tmp_path, mkp):
     odec = ldopt.decompose(ldopt.Problem.from_pyomo(om, om.c))
     with pytest.raises(ldopt.CacheError, match="other problem"):
         lt.LDDataset(odec, F, C, iterations=20, cache=a.cache_path, progress=False)
-    # a torn or corrupted file is reported, not used
+    # a torn or corrupted file is not used: it is computed again, with a warning, and replaced
     raw = bytearray(a.cache_path.read_bytes())
     raw[len(raw) // 2] ^= 0xFF
     a.cache_path.write_bytes(bytes(raw))
-    with pytest.raises(ldopt.CacheError, match=r"(corrupt|unreadable)"):
-        lt.LDDataset(dec, F, C, iterations=20, cache=tmp_path, progress=False)
+    with pytest.warns(UserWarning, match=r"(corrupt|unreadable).*computing it again"):
+        again = lt.LDDataset(dec, F, C, iterations=20, cache=tmp_path, progress=False)
+    assert not again.loaded_from_cache
+    np.testing.assert_array_equal(again.result.lam, a.result.lam)
+    assert lt.LDDataset(dec, F, C, iterations=20, cache=tmp_path, progress=False).loaded_from_cache
+    # so is an entry whose header is valid JSON but no header (forged or from another program)
+    a.cache_path.with_suffix(".npz.json").write_text("[1, 2]")
+    with pytest.warns(UserWarning, match="expected a JSON object"):
+        assert not lt.LDDataset(dec, F, C, iterations=20, cache=tmp_path, progress=False).loaded_from_cache
+    a.cache_path.with_suffix(".npz.json").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.warns(UserWarning, match="unreadable"):
+        assert not lt.LDDataset(dec, F, C, iterations=20, cache=tmp_path, progress=False).loaded_from_cache
 
 
 def test_dataset_shape_errors(mkp):

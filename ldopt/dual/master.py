@@ -28,7 +28,7 @@ has ``m·n`` link rows. It is the reference that subgradient runs are measured a
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast, get_args
 
 import highspy
@@ -50,7 +50,11 @@ class LagrangianBound:
     the master's value at a slack-free optimum, a bound from the other side (``nan`` where none was
     reached), so that ``|bound − certificate|`` is the certified gap to ``LD*``. ``lam``: shared
     multipliers ``(B, m, n)`` in the user's sense with ``Σ_k λ_k = q(c)``; ``iterations`` and
-    ``columns`` per instance; ``converged``: the relative gap reached ``tol``.
+    ``columns`` per instance; ``converged``: the relative gap reached ``tol``, or infeasibility was
+    proven. ``infeasible``: the instances whose decomposition has no point (``∩_k conv(X_k)`` is
+    empty, so the problem is infeasible), proven by multipliers ``ρ`` with ``Σ_k ρ_k = 0`` and
+    ``Σ_k max_{x∈X_k} ρ_k·x < 0``; their bound is ``-inf`` for a maximisation (``+inf`` for a
+    minimisation).
     """
 
     bound: np.ndarray
@@ -60,12 +64,16 @@ class LagrangianBound:
     columns: np.ndarray
     converged: np.ndarray
     seconds: float
+    infeasible: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
     @property
     def gap(self) -> np.ndarray:
-        """The certified relative gap ``|bound − certificate| / max(1, |bound|)`` (``inf`` without one)."""
-        g = np.abs(self.bound - self.certificate) / np.maximum(1.0, np.abs(self.bound))
-        return np.where(np.isfinite(g), g, np.inf)
+        """The certified relative gap ``|bound − certificate| / max(1, |bound|)`` (``inf`` without one,
+        0 where infeasibility is proven)."""
+        with np.errstate(invalid="ignore"):
+            g = np.abs(self.bound - self.certificate) / np.maximum(1.0, np.abs(self.bound))
+        g = np.where(np.isfinite(g), g, np.inf)
+        return np.where(self.infeasible, 0.0, g) if len(self.infeasible) == len(g) else g
 
 
 MASTER_WIDTH = 32
@@ -137,12 +145,14 @@ class _Master:
             np.arange(2 * links, dtype=np.int32), np.r_[r, r], np.r_[np.ones(links), -np.ones(links)],
         )  # fmt: skip
         self.columns = 0
+        self.scale = 1.0  # the largest magnitude of a column's entry: the slacks' scale
 
     def add(self, k: int, x: np.ndarray) -> None:
         """Point ``x`` of block ``k``: −x on its link rows, 1 on its convexity row."""
         s = self.supports[k]
         rows = np.r_[self.first[k] + np.arange(len(s)), self.links + k].astype(np.int32)
         vals = np.r_[-x[s], 1.0]
+        self.scale = max(self.scale, float(np.abs(vals).max()))
         keep = vals != 0
         self.h.addCol(0.0, 0.0, highspy.kHighsInf, int(keep.sum()), rows[keep], vals[keep])
         self.columns += 1
@@ -195,14 +205,18 @@ def column_generation(
     start: np.ndarray | None = None,
     bar: Any = None,
     bar_step: int = 1,
+    farkas: bool = False,
 ) -> MasterRun:
     """Column generation for objectives ``q`` ``(B, n)`` (max form) with the block ``solvers``;
-    ``start``: multipliers ``(B, m, n)`` summing to ``q`` to price first (default ``q/m``)."""
+    ``start``: multipliers ``(B, m, n)`` summing to ``q`` to price first (default ``q/m``).
+    ``farkas``: ``q`` is 0 and an instance stops as soon as its bound is negative (a proof that
+    ``∩_k conv(X_k)`` is empty, see :func:`prove_infeasible`)."""
     B, n = q.shape
     m = dec.num_blocks
     cm = dec.problem.compiled
     supports = _supports(dec)
     penalty = np.maximum(np.abs(q).sum(axis=1), 1.0)
+    penalty0 = penalty.copy()
     masters = [_Master(q[b], cm.var_lb, cm.var_ub, supports, penalty[b]) for b in range(B)]
     best_lam = np.repeat(q[:, None, :] / m, m, axis=1)
     best_X = np.zeros((B, m, n))
@@ -215,7 +229,7 @@ def column_generation(
     cert = np.full(B, -np.inf)
     its = np.zeros(B, dtype=int)
     active = np.ones(B, dtype=bool)
-    history = np.empty((iterations, B))
+    history: list[np.ndarray] = []  # grown per round: a large cap under a time limit allocates nothing
     done = 0
     for it in range(iterations):
         idx = np.flatnonzero(active)
@@ -224,9 +238,11 @@ def column_generation(
         lam = np.zeros((len(idx), m, n))
         for t, b in enumerate(idx):
             value, slack, link = masters[b].solve()
-            if slack <= 1e-9 * max(1.0, abs(value)):
+            if slack <= _SLACK_TOL * masters[b].scale:  # no slack on the points' scale (not on M·slack's)
                 cert[b] = max(cert[b], value)
             elif value >= best[b] - tol * max(1.0, abs(best[b])):  # the box |λ| ≤ M binds: widen it
+                if penalty[b] >= _PENALTY_GROWTH * penalty0[b]:  # duals this large: no point (infeasible?)
+                    active[b] = False
                 penalty[b] *= 10.0
                 masters[b].penalise(penalty[b])
             lam[t] = _spread(link, supports, masters[b].first, q[b], m)
@@ -244,14 +260,35 @@ def column_generation(
         better = bounds < best[idx]
         bi = idx[better]
         best[bi], best_lam[bi], best_X[bi] = bounds[better], point[better], X[better]
-        history[it] = best
+        history.append(best.copy())
         done = it + 1
         gap = best[idx] - cert[idx]
         active[idx[gap <= tol * np.maximum(1.0, np.abs(best[idx]))]] = False
+        if farkas:
+            active[idx[best[idx] < -_FARKAS_TOL * np.array([masters[b].scale for b in idx])]] = False
         if bar is not None:
             bar.update(bar_step)
     cols = np.array([mm.columns for mm in masters])
-    return MasterRun(best, best_lam, best_X, cert, its, cols, history[:done])
+    return MasterRun(best, best_lam, best_X, cert, its, cols, np.array(history).reshape(done, B))
+
+
+_SLACK_TOL = 1e-7  # a master optimum with less total slack than this × the points' scale has none
+_PENALTY_GROWTH = 1e8  # the slack penalty grows at most this much: beyond, the instance stops
+_FARKAS_TOL = 1e-7  # a bound of multipliers summing to 0 below -this × the points' scale proves infeasibility
+
+
+def prove_infeasible(
+    dec: Decomposition, count: int, solvers: list[Any], iterations: int, deadline: float = np.inf
+) -> np.ndarray:
+    """Whether ``∩_k conv(X_k)`` is empty: column generation on the objective 0 (phase I) either
+    finds a point of it (slack 0) or multipliers ``ρ`` with ``Σ_k ρ_k = 0`` whose bound is negative,
+    which by weak duality no point allows. The answer is the same for every objective, so one run
+    serves ``count`` instances; ``False`` where neither was reached within ``iterations``."""
+    n = dec.problem.num_vars
+    run = column_generation(
+        dec, np.zeros((1, n)), solvers, iterations=iterations, tol=0.0, deadline=deadline, farkas=True
+    )
+    return np.full(count, bool(run.best[0] < -_FARKAS_TOL * max(1.0, float(np.abs(run.X).max(initial=0.0)))))
 
 
 def lagrangian_bound(
@@ -298,14 +335,20 @@ def lagrangian_bound(
             bar.close()
     offset = p.compiled.k0 + c @ p.compiled.r
     gap = run.best - run.certificate
+    infeasible = np.zeros(len(c), dtype=bool)
+    if not np.isfinite(run.certificate).any():  # no instance found a point of ∩ conv(X_k): is there one?
+        deadline = t0 + time_limit if time_limit else np.inf
+        infeasible = prove_infeasible(dec, len(c), dec.block_solvers(solver), iterations, deadline)
+    best = np.where(infeasible, -np.inf, run.best)
     return LagrangianBound(
-        bound=sign * run.best + offset,
+        bound=sign * best + offset,
         certificate=np.where(np.isfinite(run.certificate), sign * run.certificate + offset, np.nan),
         lam=sign * run.lam,
         iterations=run.iterations,
         columns=run.columns,
-        converged=gap <= tol * np.maximum(1.0, np.abs(run.best)),
+        converged=infeasible | (gap <= tol * np.maximum(1.0, np.abs(run.best))),
         seconds=time.perf_counter() - t0,
+        infeasible=infeasible,
     )
 
 

@@ -143,7 +143,7 @@ def subgradient_run(
     blocks = form.solves()
     theta = form.start(q, settings.mu0) if warm is None else form.resume(warm, q)
     kept = _Kept(B)
-    history = np.empty((settings.iterations, B))
+    history: list[np.ndarray] = []  # grown per iteration: a large cap under a time limit allocates nothing
     rule = _step_rule(settings, theta.shape)
     active = np.ones(B, dtype=bool)
     runs = form.runs()
@@ -164,7 +164,7 @@ def subgradient_run(
         score = form.score(bnd)
         better = kept.offer(form, idx, score, bnd, (th, qq, obj, X))
         heuristic.update(qq, X, p_val, p_x, idx)
-        history[it] = kept.best / runs
+        history.append(kept.best / runs)
         done = it + 1
         g = form.subgradient(X)  # a new array: the rule may scale it in place
         gn2 = np.einsum("bkn,bkn->b", g, g)
@@ -183,7 +183,7 @@ def subgradient_run(
         if bar is not None:
             _advance(bar, it, kept.bounds, p_val, active)
     lam, main, main_x = kept.arrays if kept.arrays else (np.zeros(0),) * 3
-    return RunResult(lam, main, main_x, kept.bounds, history[:done], done)
+    return RunResult(lam, main, main_x, kept.bounds, np.array(history).reshape(done, B), done)
 
 
 def _advance(bar: Any, it: int, bounds: np.ndarray, p_val: np.ndarray, active: np.ndarray) -> None:

@@ -172,7 +172,10 @@ def _warm_start(dec: Decomposition, warm: Any, mode: str, count: int) -> np.ndar
             "warm: expected a result of (mode, instances, blocks, variables, sense) = "
             f"{want} (the costs' decomposition and mode), got {got}"
         )
-    return dec.problem.sign * np.asarray(warm.lam, dtype=float)
+    lam = np.asarray(warm.lam, dtype=float)
+    if not np.isfinite(lam).all():
+        raise InputError("warm: expected finite multipliers, got NaN or inf in warm.lam")
+    return dec.problem.sign * lam
 
 
 def solve_dual(
@@ -224,9 +227,11 @@ def solve_dual(
     """
     checks.instance("dec", dec, Decomposition, "an ldopt.Decomposition (ldopt.decompose(problem))")
     c, _ = dec.problem.check_costs(costs)
+    dec.problem.check_parameters()
     checkpoint = checks.path_or_none("checkpoint", checkpoint)
     progress = checks.boolean("progress", progress)
     chunk_size = checks.positive_int_or_none("chunk_size", chunk_size)
+    checks.executor_or_none("executor", executor)
     independent = checks.boolean("independent", independent)
     if mode is None:
         mode = "independent" if independent else "shared"

@@ -80,7 +80,8 @@ class KnapsackRowOracle(Oracle):
         self.weights = np.abs(coef)[self.item_var] * self.item_mult
         # a·x = a·l + Σ_{a>0} a y + Σ_{a<0} a (r − y') = a·l + a_-·r + Σ |a| y
         self.cap = float(hi - coef @ lb[self.on] - coef[self.flip] @ r[self.flip])
-        self.integral = bool(np.all(self.weights == np.round(self.weights)))
+        # integral weights run as int64 in the dynamic program: only those a float holds exactly
+        self.integral = bool(np.all(self.weights == np.round(self.weights)) and self.weights.max(initial=0) < 2**53)
         self.tol = 0.0 if self.integral else 1e-9 * max(1.0, abs(self.cap))
         if self.integral:
             self.cap = float(np.floor(self.cap + 1e-9))

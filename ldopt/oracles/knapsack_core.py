@@ -33,9 +33,9 @@ and forth for every instance.
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
+from ..jit import nb
 from .knapsack_sort import SMALL, extend_left, extend_right, insertion_sort, partition
 
 OK = 0

@@ -7,9 +7,9 @@ the expanding core, and uses it as an exact fallback). Integer weights ``w >= 0`
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
+from ..jit import nb
 from ..threads import parallel_ranges
 
 

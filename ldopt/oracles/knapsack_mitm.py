@@ -10,8 +10,9 @@ Time and memory ``O(2^(N/2))`` whatever the capacity: at most 2^20 subsets, 24 M
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
+
+from ..jit import nb
 
 MAX_ITEMS = 40
 

@@ -4,8 +4,9 @@ intervals, ordered between them, on a stack; an interval is sorted when the core
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
+
+from ..jit import nb
 
 SMALL = 16  # intervals up to this length are sorted by insertion
 

@@ -30,6 +30,7 @@ class Status(str, Enum):
     UNBOUNDED = "unbounded"
     NO_SOLUTION = "no_solution"  # stopped without an incumbent
     ERROR = "error"
+    VIOLATED = "violated"  # the solver's point violates a row or bound of the model (ldopt.solvers.checked)
 
     def __str__(self) -> str:
         return self.value
@@ -38,6 +39,7 @@ class Status(str, Enum):
 # the statuses by their short names, as the backends use them
 OPTIMAL, FEASIBLE, INFEASIBLE = Status.OPTIMAL, Status.FEASIBLE, Status.INFEASIBLE
 UNBOUNDED, NO_SOLUTION, ERROR = Status.UNBOUNDED, Status.NO_SOLUTION, Status.ERROR
+VIOLATED = Status.VIOLATED
 HAS_SOLUTION = (Status.OPTIMAL.value, Status.FEASIBLE.value)
 
 

@@ -132,6 +132,8 @@ class CvxpySession(Session):
             self.prob.solve(solver=self.solver, verbose=self.options.verbose, **self.solver_kwargs)
         except cp.error.SolverError as exc:
             return InstanceResult(None, np.nan, ERROR, str(exc))
+        except ValueError as exc:  # CVXPY cannot unpack the solver's answer (e.g. HiGHS's UNKNOWN)
+            return InstanceResult(None, np.nan, ERROR, f"{self.solver} via CVXPY returned no usable answer: {exc}")
         status = self._status.get(self.prob.status, ERROR)
         if status == UNBOUNDED and self.boxed:  # impossible in exact arithmetic: numerical trouble
             return InstanceResult(

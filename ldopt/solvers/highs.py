@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..compiled import CompiledModel
-from ..errors import InputError
+from ..errors import InputError, SolverUnavailableError
 from .base import (
     ERROR,
     FEASIBLE,
@@ -53,6 +53,30 @@ def quiet_highs(verbose: bool = False) -> Any:
     return h
 
 
+def _refusal(model: CompiledModel, h: Any) -> str:
+    """Why HiGHS refused ``model``'s arrays: the largest coefficient or bound against its limits."""
+
+    def opt(key: str, default: float) -> float:
+        value = h.getOptionValue(key)  # (status, value) in newer highspy, the value in older ones
+        value = value[-1] if isinstance(value, tuple) else value
+        return default if value is None else float(value)
+
+    big, bound_big = opt("large_matrix_value", 1e15), opt("infinite_bound", 1e20)
+    for row in model.rows:
+        if len(row.coef) and np.abs(row.coef).max() >= big:
+            j = int(np.argmax(np.abs(row.coef)))
+            return (
+                f"row '{row.name}' has the coefficient {row.coef[j]:g} on '{model.var_names[row.index[j]]}', at or "
+                f"above HiGHS's large_matrix_value ({big:g}); rescale the model (or pass options="
+                "{'large_matrix_value': ...})"
+            )
+    sides = np.array([v for r in model.rows for v in (r.lo, r.hi) if np.isfinite(v)] + [0.0])
+    bounds = np.r_[model.var_lb[np.isfinite(model.var_lb)], model.var_ub[np.isfinite(model.var_ub)], 0.0]
+    if max(np.abs(sides).max(), np.abs(bounds).max()) >= bound_big:
+        return f"a row side or variable bound is at or above HiGHS's infinite_bound ({bound_big:g}); rescale the model"
+    return "its arrays are invalid for HiGHS (set verbose=True to see HiGHS's log)"
+
+
 class HighsSession(Session):
     """A persistent ``highspy.Highs`` instance; each solve changes only the column costs."""
 
@@ -93,7 +117,8 @@ class HighsSession(Session):
             vt = highspy.HighsVarType
             lp.integrality_ = [vt.kContinuous if t == "C" else vt.kInteger for t in model.var_type]
         lp.sense_ = highspy.ObjSense.kMaximize if model.sense == "max" else highspy.ObjSense.kMinimize
-        h.passModel(lp)
+        if h.passModel(lp) == highspy.HighsStatus.kError:
+            raise SolverUnavailableError(f"HiGHS refused the model: {_refusal(model, h)}")
         self.highs = h
         self._idx = np.arange(n, dtype=np.int32)
         self._feasible = int(highspy.SolutionStatus.kSolutionStatusFeasible)

@@ -59,7 +59,9 @@ class OracleSession(Session):
             if self._fallback is None:
                 self._fallback = self._open_fallback()
             return self._fallback.solve(q, cost, start)
-        return InstanceResult(x, float(q @ x), OPTIMAL, self.oracle.name)
+        with np.errstate(over="ignore"):
+            value = float(q @ x)
+        return InstanceResult(x, value, OPTIMAL, self.oracle.name)
 
     def close(self) -> None:
         if self._fallback is not None:

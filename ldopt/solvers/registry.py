@@ -7,6 +7,7 @@ from collections.abc import Callable
 from ..compiled import CompiledModel
 from ..errors import SolverUnavailableError
 from .base import Availability, Backend, Session, SolverOptions
+from .checked import checked
 from .cvxpy_backend import CvxpyBackend
 from .gurobi import GurobiBackend
 from .highs import HighsBackend
@@ -55,7 +56,8 @@ def auto_order(model: CompiledModel) -> list[str]:
 
 
 def open_session(model: CompiledModel, name: str, options: SolverOptions) -> tuple[str, Session]:
-    """Build a session of solver ``name`` (or the first usable one for ``"auto"``)."""
+    """Build a session of solver ``name`` (or the first usable one for ``"auto"``), its answers
+    checked against the model's rows and bounds (:mod:`ldopt.solvers.checked`)."""
     if name == "auto":
         reasons = []
         for cand in auto_order(model):
@@ -68,7 +70,7 @@ def open_session(model: CompiledModel, name: str, options: SolverOptions) -> tup
     avail = b.availability(model)
     if not avail:
         raise SolverUnavailableError(avail.reason)
-    return name, b.build(model, options)
+    return name, checked(b.build(model, options))
 
 
 def availability(model: CompiledModel, name: str) -> Availability:
