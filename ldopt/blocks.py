@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .compiled import Row
+from .compiled import CompiledModel, Row
 from .errors import DecompositionError
 from .problem import Problem
 from .solvers.base import OPTIMAL
@@ -74,12 +74,12 @@ def groups_of(problem: Problem, blocks: Any) -> list[list[int]]:
     return groups
 
 
-def check_bounded(block: Block) -> None:
-    """Raise if ``max λ·x`` over the block can be unbounded: its recession cone must be {0}."""
-    cm = block.compiled
+def unbounded_sides(cm: CompiledModel) -> list[tuple[int, str]]:
+    """The variable sides (``(j, "lower" | "upper")``) along which ``max λ·x`` over ``cm`` can be
+    unbounded: the directions of its recession cone (of its LP relaxation) that move ``x_j``."""
     free_lo, free_hi = ~np.isfinite(cm.var_lb), ~np.isfinite(cm.var_ub)
     if not (free_lo.any() or free_hi.any()):
-        return
+        return []
     n = cm.num_vars
     cone: list[Row] = []
     for row in cm.rows:
@@ -99,15 +99,21 @@ def check_bounded(block: Block) -> None:
         rows=cone,
     )
     probe = Problem(model)
-    dirs = [(j, 1.0) for j in np.flatnonzero(free_hi)] + [(j, -1.0) for j in np.flatnonzero(free_lo)]
+    dirs = [(int(j), "upper") for j in np.flatnonzero(free_hi)] + [(int(j), "lower") for j in np.flatnonzero(free_lo)]
     lam = np.zeros((len(dirs), n))
-    for r, (j, s) in enumerate(dirs):
-        lam[r, j] = s
+    for r, (j, side) in enumerate(dirs):
+        lam[r, j] = 1.0 if side == "upper" else -1.0
     sol = probe.solve(lam, solver="highs")
-    for r, (j, s) in enumerate(dirs):
-        if sol.status[r] != OPTIMAL or sol.objective[r] > 1e-9:
-            side = "above" if s > 0 else "below"
-            raise DecompositionError(
-                f"block {block.index} ({block.describe()}) leaves variable '{cm.var_names[j]}' "
-                f"unbounded {side}; give it a finite bound or put a row bounding it in this block"
-            )
+    return [d for r, d in enumerate(dirs) if sol.status[r] != OPTIMAL or sol.objective[r] > 1e-9]
+
+
+def check_bounded(block: Block) -> None:
+    """Raise if ``max λ·x`` over the block can be unbounded: its recession cone must be {0}."""
+    sides = unbounded_sides(block.compiled)
+    if sides:
+        j, side = sides[0]
+        raise DecompositionError(
+            f"block {block.index} ({block.describe()}) leaves variable '{block.compiled.var_names[j]}' "
+            f"unbounded {'above' if side == 'upper' else 'below'}; give it a finite bound or put a row bounding "
+            "it in this block"
+        )

@@ -27,15 +27,16 @@ lower bounds for a minimisation; ``λ`` sum to the user's ``q(c)``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from .blocks import check_bounded, groups_of
+from .blocks import check_bounded, groups_of, unbounded_sides
 from .compiled import CompiledModel
 from .errors import DecompositionError, SolverUnavailableError
+from .implied_bounds import InferredBound, implied_bounds
 from .oracles import fit_oracle
 from .oracles.base import Oracle
 from .problem import Problem
@@ -157,8 +158,36 @@ class Decomposition:
     def __init__(self, problem: Problem, groups: list[list[int]]) -> None:
         self.problem = problem
         self.blocks = [Block(k, rows, _block_model(problem, rows), problem) for k, rows in enumerate(groups)]
-        for b in self.blocks:
-            check_bounded(b)
+        self.inferred: dict[int, list[InferredBound]] = {}  # block -> the bounds added to it
+        self._bound_blocks()
+
+    def _bound_blocks(self) -> None:
+        """Give every block that leaves a variable unbounded the bounds the whole model implies
+        for it (:mod:`ldopt.implied_bounds`); refuse a variable the whole model leaves unbounded."""
+        needs = {b.index: unbounded_sides(b.compiled) for b in self.blocks}
+        wanted = sorted({side for sides in needs.values() for side in sides})
+        if not wanted:
+            return
+        found = {(ib.var, ib.side): ib for ib in implied_bounds(self.problem.compiled, wanted)}
+        cm = self.problem.compiled
+        for j, side in wanted:
+            if (j, side) not in found:
+                raise DecompositionError(
+                    f"variable '{cm.var_names[j]}' is unbounded {'above' if side == 'upper' else 'below'} in the "
+                    "whole model (its LP relaxation), so no block can bound it; give it a finite bound or a row "
+                    "that bounds it"
+                )
+        for k, sides in needs.items():
+            if not sides:
+                continue
+            added = [found[s] for s in sides]
+            b = self.blocks[k]
+            lb, ub = b.compiled.var_lb.copy(), b.compiled.var_ub.copy()
+            for ib in added:
+                (ub if ib.side == "upper" else lb)[ib.var] = ib.value
+            self.blocks[k] = Block(k, b.rows, replace(b.compiled, var_lb=lb, var_ub=ub), self.problem)
+            self.inferred[k] = added
+            check_bounded(self.blocks[k])  # (bounded now: every side it lacked is bounded)
 
     @property
     def key(self) -> str:
@@ -189,10 +218,15 @@ class Decomposition:
         return f"Decomposition({self.num_blocks} blocks of {self.problem!r})"
 
     def describe(self, solver: Any = "auto") -> str:
-        """One line per block: its rows, and the oracle (or solver) that ``solver`` gives it."""
+        """One line per block: its rows, and the oracle (or solver) that ``solver`` gives it; then
+        the bounds it was given because the model implies them (its own rows do not)."""
         lines = [f"{self!r}:"]
         for b, s in zip(self.blocks, self.block_solvers(solver), strict=True):
             lines.append(f"  block {b.index} [{b.describe()}] — {s.describe()}")
+            added = self.inferred.get(b.index, [])
+            if added:
+                more = f", … ({len(added)} bounds)" if len(added) > 3 else ""
+                lines.append(f"    bounds implied by the model: {', '.join(map(str, added[:3]))}{more}")
         return "\n".join(lines)
 
     def block_solvers(self, solver: Any = "auto") -> list[BlockSolver]:

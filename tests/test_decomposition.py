@@ -206,17 +206,79 @@ def test_block_choices_and_errors():
     assert r2.solvers == ["highs", "knapsack", "knapsack"]
 
 
-def test_unbounded_block_is_refused():
+def _two_rows(bound_x1: bool) -> ldopt.Problem:
     m = pyo.ConcreteModel()
     m.c = pyo.Param([0, 1], mutable=True, initialize=1.0)
     m.x = pyo.Var([0, 1], bounds=(0, None))
     m.obj = pyo.Objective(expr=m.c[0] * m.x[0] + m.c[1] * m.x[1], sense=pyo.maximize)
     m.r0 = pyo.Constraint(expr=m.x[0] <= 4)
-    m.r1 = pyo.Constraint(expr=m.x[1] <= 4)
-    p = ldopt.Problem.from_pyomo(m, m.c)
-    with pytest.raises(ldopt.DecompositionError, match=r"block 0 \(r0\) leaves variable 'x\[1\]' unbounded above"):
+    m.r1 = pyo.Constraint(expr=m.x[1] <= 4 if bound_x1 else m.x[1] >= m.x[0])
+    return ldopt.Problem.from_pyomo(m, m.c)
+
+
+def test_a_block_gets_the_bounds_that_the_model_implies():
+    """x ≥ 0 declared, x1 ≤ 4 only through row r1: block 0 (r0) alone leaves x1 unbounded; the
+    model implies x1 ≤ 4, so block 0 gets that bound, says so, and its bounds stay valid."""
+    p = _two_rows(bound_x1=True)
+    dec = ldopt.decompose(p)
+    assert dec.blocks[0].compiled.var_ub.tolist() == [np.inf, 4.0]
+    assert dec.blocks[1].compiled.var_ub.tolist() == [4.0, np.inf]
+    assert "bounds implied by the model: x[1] ≤ 4 (from row 'r1')" in dec.describe()
+    assert p.compiled.var_ub.tolist() == [np.inf, np.inf]  # the problem itself is unchanged
+    costs = np.array([[1.0, 2.0], [3.0, -1.0]])
+    opt = p.solve(costs, solver="highs").objective
+    r = dec.dual(costs, iterations=50, progress=False)
+    assert (r.bound >= opt - 1e-9).all()
+    np.testing.assert_allclose(ldopt.lagrangian_bound(dec, costs, progress=False).bound, opt, atol=1e-6)
+    assert ldopt.decompose(p, blocks=[["r0", "r1"]]).inferred == {}  # one block bounds both itself
+
+
+def test_a_variable_the_whole_model_leaves_unbounded_is_refused():
+    p = _two_rows(bound_x1=False)  # x1 ≥ x0 and nothing above
+    with pytest.raises(ldopt.DecompositionError, match=r"'x\[1\]' is unbounded above in the whole model"):
         ldopt.decompose(p)
-    assert ldopt.decompose(p, blocks=[["r0", "r1"]]).num_blocks == 1  # one block bounds both
+
+
+def test_implied_bounds_that_propagation_misses_come_from_the_lp_relaxation():
+    """Free x, y in the diamond |x| + |y| ≤ 4: every row has two free variables, so propagation
+    finds nothing; the LP relaxation bounds both by 4. Each row alone bounds neither."""
+    m = pyo.ConcreteModel()
+    m.c = pyo.Param([0, 1], mutable=True, initialize=1.0)
+    m.x = pyo.Var([0, 1])
+    m.obj = pyo.Objective(expr=m.c[0] * m.x[0] + m.c[1] * m.x[1], sense=pyo.maximize)
+    m.rows = pyo.ConstraintList()
+    for a, b in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
+        m.rows.add(a * m.x[0] + b * m.x[1] <= 4)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    dec = ldopt.decompose(p)
+    for b in dec.blocks:
+        assert np.isfinite(b.compiled.var_lb).all() and np.isfinite(b.compiled.var_ub).all()
+        assert all(ib.source == "the LP relaxation of the whole model" for ib in dec.inferred[b.index])
+        assert {abs(ib.value) for ib in dec.inferred[b.index]} == {4.0}
+    costs = np.random.default_rng(0).normal(size=(5, 2))
+    opt = p.solve(costs, solver="highs").objective
+    assert (ldopt.lagrangian_bound(dec, costs, progress=False).bound >= opt - 1e-7).all()
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**16), minimise=st.booleans())
+def test_implied_bounds_keep_weak_duality(seed, minimise):
+    """Nonnegative variables without upper bounds, bounded only by a few covering-free rows of
+    the whole model (as users write them): every block decomposes and every bound is valid."""
+    rng = np.random.default_rng(seed)
+    n, k = int(rng.integers(3, 7)), int(rng.integers(2, 5))
+    A = rng.integers(-2, 4, (k, n)).astype(float)
+    A[0] = rng.integers(1, 4, n)  # one row bounds every variable: Σ a_j x_j ≤ cap, a > 0
+    lo = np.full(k, -np.inf)
+    hi = np.r_[rng.integers(5, 20), rng.integers(0, 10, k - 1)].astype(float)
+    sense = pyo.minimize if minimise else pyo.maximize
+    model = linear_model(A, lo, hi, np.zeros(n), np.full(n, np.inf), domain=pyo.NonNegativeReals, sense=sense)
+    p = ldopt.Problem.from_pyomo(model, model.c)
+    dec = ldopt.decompose(p)
+    costs = rng.normal(0, 2, (3, n))
+    opt = p.solve(costs, solver="highs").objective
+    r = dec.dual(costs, iterations=40, progress=False)
+    assert (p.sign * (r.bound - opt) >= -1e-6 * np.maximum(1, np.abs(opt))).all()
 
 
 def test_dual_without_a_primal_value_keeps_iterating_on_a_minimisation():
@@ -337,3 +399,24 @@ def test_a_symmetric_start_begins_at_the_shared_bound_and_stays_valid(mode):
     assert np.median(sym.bound / opt) > max(0.8, np.median(one.bound / opt))
     with pytest.raises(ldopt.InputError, match="mu0: expected a number or 'symmetric'"):
         dec.dual(d.costs, mode=mode, mu0="sym")
+
+
+def test_dantzigs_transportation_model_decomposes_as_written():
+    """Dantzig's transportation problem as Pyomo's and GAMS's examples write it (trnsport: shipments
+    NonNegativeReals, supply ≤ and demand ≥ rows, no upper bounds). The demand blocks get the bounds
+    the supply rows imply, and for an LP the exact Lagrangian bound is the optimum (strong duality)."""
+    m = pyo.ConcreteModel()
+    supply, demand = {"seattle": 350, "san-diego": 600}, {"new-york": 325, "chicago": 300, "topeka": 275}
+    m.I, m.J = pyo.Set(initialize=list(supply)), pyo.Set(initialize=list(demand))
+    m.c = pyo.Param(m.I, m.J, mutable=True, initialize=1.0)
+    m.x = pyo.Var(m.I, m.J, within=pyo.NonNegativeReals)
+    m.supply = pyo.Constraint(m.I, rule=lambda m, i: sum(m.x[i, j] for j in m.J) <= supply[i])
+    m.demand = pyo.Constraint(m.J, rule=lambda m, j: sum(m.x[i, j] for i in m.I) >= demand[j])
+    m.cost = pyo.Objective(expr=sum(m.c[i, j] * m.x[i, j] for i in m.I for j in m.J), sense=pyo.minimize)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    for blocks in (None, "component"):
+        dec = ldopt.decompose(p, blocks=blocks)
+        assert "x[seattle,new-york] ≤ 350 (from row 'supply[seattle]')" in dec.describe()
+        costs = np.random.default_rng(0).uniform(1, 3, (4, 6))
+        opt = p.solve(costs, solver="highs").objective
+        np.testing.assert_allclose(ldopt.lagrangian_bound(dec, costs, progress=False).bound, opt, rtol=1e-6)

@@ -42,8 +42,9 @@ class FeasibilityCheck:
         if not np.isfinite(x).all():
             return np.inf, "the solution has NaN or infinite entries"
         worst, what = 0.0, ""
-        below = (cm.var_lb - x) / (ROW_TOL * np.maximum(1.0, np.abs(cm.var_lb)))
-        above = (x - cm.var_ub) / (ROW_TOL * np.maximum(1.0, np.abs(cm.var_ub)))
+        with np.errstate(invalid="ignore"):  # an infinite bound: inf / inf, never violated
+            below = np.nan_to_num((cm.var_lb - x) / (ROW_TOL * np.maximum(1.0, np.abs(cm.var_lb))), nan=-np.inf)
+            above = np.nan_to_num((x - cm.var_ub) / (ROW_TOL * np.maximum(1.0, np.abs(cm.var_ub))), nan=-np.inf)
         for ratio, side in ((below, "lower"), (above, "upper")):
             j = int(np.argmax(ratio)) if len(ratio) else 0
             if len(ratio) and ratio[j] > worst:

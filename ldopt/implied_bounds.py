@@ -1,0 +1,143 @@
+"""Bounds that the whole model implies for variables it declares unbounded.
+
+A block's subproblem keeps only its own rows, so a variable that the model bounds through another
+row (``x ≥ 0`` with ``Σ x ≤ cap`` elsewhere) is unbounded in it, and the block cannot be solved.
+Any bound valid on the whole model's feasible set may be added to every block without breaking weak
+duality (each block still contains the feasible set), so the decomposer adds, where a block needs
+them, the bounds the model implies:
+
+1. *bound propagation* on the linear rows (FBBT): from ``lo ≤ a·x ≤ hi`` and the other variables'
+   bounds, ``a_j x_j ≤ hi − min Σ_{i≠j} a_i x_i`` (and the other side), repeated until nothing
+   tightens; integer variables round inward. Each bound found names the row it came from.
+2. where propagation finds none, the LP relaxation of the whole model: ``max ±x_j`` over every
+   row (a valid bound on every feasible point, integer or not).
+
+A variable that the LP relaxation leaves unbounded is unbounded in the model itself; the
+decomposer refuses it, naming it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .compiled import CompiledModel
+
+_PASSES = 50
+_TOL = 1e-9
+
+
+@dataclass(frozen=True)
+class InferredBound:
+    """A bound the model implies for a variable it declares unbounded: ``side`` is ``"lower"`` or
+    ``"upper"``; ``source`` the row it was propagated from, or ``"LP relaxation"``."""
+
+    var: int
+    name: str
+    side: str
+    value: float
+    source: str
+
+    def __str__(self) -> str:
+        op = "≥" if self.side == "lower" else "≤"
+        return f"{self.name} {op} {self.value:g} (from {self.source})"
+
+
+def _propagate(cm: CompiledModel) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Bounds by propagation over the linear rows, and for each bound the row that gave it (-1: declared)."""
+    A = cm.linear_matrix().tocoo()
+    linear = np.array([not r.is_quadratic for r in cm.rows], dtype=bool)
+    lo_side = np.array([r.lo for r in cm.rows], dtype=float)
+    hi_side = np.array([r.hi for r in cm.rows], dtype=float)
+    lb, ub = cm.var_lb.copy(), cm.var_ub.copy()
+    src_lb = np.full(len(lb), -1)
+    src_ub = np.full(len(ub), -1)
+    integer = cm.var_type != "C"
+    rows, cols, vals = A.row, A.col, A.data
+    keep = linear[rows] & (vals != 0)
+    rows, cols, vals = rows[keep], cols[keep], vals[keep]
+    m = A.shape[0]
+    for _ in range(_PASSES):
+        # each term's smallest and largest value a_j x_j over the current box
+        t_lo = np.where(vals > 0, vals * lb[cols], vals * ub[cols])
+        t_hi = np.where(vals > 0, vals * ub[cols], vals * lb[cols])
+        with np.errstate(invalid="ignore"):
+            min_fin = np.bincount(rows, np.where(np.isfinite(t_lo), t_lo, 0.0), m)
+            max_fin = np.bincount(rows, np.where(np.isfinite(t_hi), t_hi, 0.0), m)
+        min_inf = np.bincount(rows, ~np.isfinite(t_lo), m)
+        max_inf = np.bincount(rows, ~np.isfinite(t_hi), m)
+        # the other terms' least (greatest) sum: finite only if no other term is unbounded that way
+        own_lo_inf, own_hi_inf = ~np.isfinite(t_lo), ~np.isfinite(t_hi)
+        rest_min = np.where(min_inf[rows] - own_lo_inf == 0, min_fin[rows] - np.where(own_lo_inf, 0.0, t_lo), -np.inf)
+        rest_max = np.where(max_inf[rows] - own_hi_inf == 0, max_fin[rows] - np.where(own_hi_inf, 0.0, t_hi), np.inf)
+        with np.errstate(invalid="ignore", over="ignore"):
+            from_hi = (hi_side[rows] - rest_min) / vals  # a_j x_j ≤ hi − rest_min
+            from_lo = (lo_side[rows] - rest_max) / vals  # a_j x_j ≥ lo − rest_max
+        new_ub = np.where(vals > 0, from_hi, from_lo)
+        new_lb = np.where(vals > 0, from_lo, from_hi)
+        changed = False
+        for cand, bound, src, upper in ((new_ub, ub, src_ub, True), (new_lb, lb, src_lb, False)):
+            ok = np.flatnonzero(np.isfinite(cand))
+            if not len(ok):
+                continue
+            sign = 1.0 if upper else -1.0  # the tightest candidate per variable: the least of sign·v
+            best = np.full(len(bound), np.inf)
+            np.minimum.at(best, cols[ok], sign * cand[ok])
+            won = ok[sign * cand[ok] == best[cols[ok]]]  # a row that gives each variable's tightest
+            j, v = cols[won], sign * best[cols[won]]
+            v = np.where(integer[j], np.floor(v + _TOL) if upper else np.ceil(v - _TOL), v)
+            slack = _TOL * np.maximum(1.0, np.abs(v))
+            tighter = (v < bound[j] - slack) if upper else (v > bound[j] + slack)
+            if tighter.any():
+                bound[j[tighter]], src[j[tighter]] = v[tighter], rows[won[tighter]]
+                changed = True
+        if not changed:
+            break
+    return lb, ub, src_lb, src_ub
+
+
+def _lp_bound(cm: CompiledModel, j: int, upper: bool, lb: np.ndarray, ub: np.ndarray) -> float:
+    """``max x_j`` (``upper``) or ``min x_j`` over the LP relaxation of every row; ±inf if unbounded."""
+    from dataclasses import replace  # noqa: PLC0415
+
+    from .problem import Problem  # noqa: PLC0415 - the problem module is heavier than this one
+    from .solvers.base import OPTIMAL  # noqa: PLC0415
+
+    n = cm.num_vars
+    relaxed = replace(
+        cm, var_lb=lb.copy(), var_ub=ub.copy(), var_type=np.full(n, "C"), sense="max",
+        q0=np.zeros(n), Q=_identity(n), k0=0.0, r=np.zeros(n), cost_keys=list(range(n)),
+    )  # fmt: skip
+    direction = np.zeros(n)
+    direction[j] = 1.0 if upper else -1.0
+    sol = Problem(relaxed).solve(direction, solver="auto")
+    if sol.status[0] != OPTIMAL:
+        return np.inf if upper else -np.inf
+    return float(sol.objective[0]) if upper else -float(sol.objective[0])
+
+
+def _identity(n: int) -> object:
+    import scipy.sparse as sp  # noqa: PLC0415
+
+    return sp.identity(n, format="csr")
+
+
+def implied_bounds(cm: CompiledModel, needed: list[tuple[int, str]]) -> list[InferredBound]:
+    """The bounds the model implies for the variable sides ``needed`` (``(j, "lower" | "upper")``,
+    each declared infinite): by propagation where it finds one, else by the LP relaxation; sides
+    the model leaves unbounded are left out (the caller refuses them)."""
+    lb, ub, src_lb, src_ub = _propagate(cm)
+    out: list[InferredBound] = []
+    for j, side in needed:
+        upper = side == "upper"
+        value, src = (ub[j], src_ub[j]) if upper else (lb[j], src_lb[j])
+        source = f"row '{cm.rows[src].name}'" if src >= 0 else ""
+        if not np.isfinite(value):
+            value = _lp_bound(cm, j, upper, lb, ub)
+            source = "the LP relaxation of the whole model"
+            if np.isfinite(value) and cm.var_type[j] != "C":
+                value = np.floor(value + _TOL) if upper else np.ceil(value - _TOL)
+        if np.isfinite(value):
+            out.append(InferredBound(j, cm.var_names[j], side, float(value), source))
+    return out
