@@ -19,6 +19,8 @@ where the costs c_ij are unknown at decision time and predicted from features. T
 
 from __future__ import annotations
 
+import argparse
+
 import numpy as np
 import pyomo.environ as pyo
 import torch
@@ -56,6 +58,7 @@ def gap_data(n: int, agents: int, jobs: int, features: int = 5, deg: int = 4, se
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n")[0], epilog="It takes no options.").parse_args()
     weights, capacities, F, C = gap_data(n=400, agents=5, jobs=30)
     model = gap_model(weights, capacities)
     problem = ldopt.Problem.from_pyomo(model, cost=model.c)  # 150 binaries, 35 rows, min

@@ -49,6 +49,8 @@ def main() -> None:
     )
     ap.add_argument("--eval-every", type=integer_at_least(1), default=2, help="validate every this many epochs")
     ap.add_argument("--train", type=integer_at_least(1), default=200)
+    ap.add_argument("--val", type=integer_at_least(1), default=50, help="validation instances; default 50")
+    ap.add_argument("--test", type=integer_at_least(1), default=200, help="test instances; default 200")
     ap.add_argument("--solver", default="highs")
     ap.add_argument("--seeds", nargs="+", type=integer_at_least(0), default=[0, 1, 2])
     ap.add_argument("--workers", type=integer_at_least(1), default=None, help="threads (default: every core)")
@@ -58,7 +60,7 @@ def main() -> None:
     a = ap.parse_args()
     root = Path(a.out)
     for family in a.family:
-        setup = FAMILIES[family](train=a.train)
+        setup = FAMILIES[family](train=a.train, val=a.val, test=a.test)
         a.out = str(root / family)
         # PyEPO's full-problem losses need the objective c·x: facility location's is f·y + Σ d_i c_ij x_ij
         full = ["spo+"] if setup.problem.compiled.identity_costs else []

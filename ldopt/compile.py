@@ -252,4 +252,5 @@ def compile_pyomo(model: Any, cost: Any) -> CompiledModel:
         var_data=var_list,
         cost_data=cost_data,
         frozen=frozen,
+        cost_name=cost.name,
     )

@@ -77,6 +77,7 @@ class CompiledModel:
     var_data: list[Any] = field(repr=False, default_factory=list)
     cost_data: list[Any] = field(repr=False, default_factory=list)
     frozen: FrozenParams = field(repr=False, default_factory=FrozenParams)  # the other mutable Params read
+    cost_name: str = "c"  # the cost Param's name
 
     def __post_init__(self) -> None:
         # every way of making a model (compilation, a block, a replaced copy) gets the same checks

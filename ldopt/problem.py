@@ -19,6 +19,10 @@ from .solvers import registry
 from .solvers.base import HAS_SOLUTION, Availability, Session, SolverOptions
 
 
+def _key(k: Any) -> str:
+    return ",".join(map(str, k)) if isinstance(k, tuple) else str(k)
+
+
 class Problem:
     """``max|min (q0 + Q c)·x + k0 + r·c`` over linear and convex quadratic rows and a domain.
 
@@ -68,6 +72,13 @@ class Problem:
     def var_names(self) -> list[str]:
         """The variables' Pyomo names, in the order of ``x``'s columns."""
         return list(self.compiled.var_names)
+
+    @property
+    def cost_names(self) -> list[str]:
+        """The cost vector's entries by name, in the order of ``costs``' columns: the cost Param's
+        index order (``"c[3]"``, ``"c[a,b]"``), which need not be the variables' order."""
+        name = self.compiled.cost_name
+        return [name if k is None else f"{name}[{_key(k)}]" for k in self.compiled.cost_keys]
 
     @property
     def is_mip(self) -> bool:

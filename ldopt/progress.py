@@ -1,8 +1,14 @@
-"""Progress bars (tqdm) that a caller, or ``LDOPT_PROGRESS=0`` in the environment, can silence."""
+"""Progress bars (tqdm) that a caller, or ``LDOPT_PROGRESS=0`` in the environment, can silence.
+
+On a terminal a bar redraws in place. Written to a file or a pipe (a batch job's log), every
+redraw would be kept: there a bar redraws at most every :data:`LOG_INTERVAL` seconds, so a log
+holds a few lines per bar instead of thousands.
+"""
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
@@ -14,13 +20,26 @@ def enabled(flag: bool) -> bool:
     return bool(flag) and os.environ.get("LDOPT_PROGRESS", "1") not in ("0", "false", "no")
 
 
+LOG_INTERVAL = 30.0
+"""Seconds between a bar's redraws when standard error is not a terminal."""
+
+
+def bar_options(**kwargs: Any) -> dict[str, Any]:
+    """tqdm's options for ldopt's bars: not left behind, as wide as the terminal, and sparse where
+    standard error is not a terminal; ``kwargs`` added (and winning)."""
+    stream = sys.stderr
+    tty = bool(getattr(stream, "isatty", lambda: False)())
+    sparse = {} if tty else {"mininterval": LOG_INTERVAL, "maxinterval": LOG_INTERVAL}
+    return {"leave": False, "dynamic_ncols": True, **sparse, **kwargs}
+
+
 def progress_bar(iterable: Iterable[T], enable: bool = True, **kwargs: Any) -> Iterable[T]:
     """``tqdm(iterable)`` when enabled, else ``iterable`` untouched (no overhead)."""
     if not enabled(enable):
         return iterable
     from tqdm.auto import tqdm  # noqa: PLC0415
 
-    return tqdm(iterable, leave=False, dynamic_ncols=True, **kwargs)
+    return tqdm(iterable, **bar_options(**kwargs))
 
 
 def counting_bar(total: int, desc: str, enable: bool = True) -> Any:
@@ -29,4 +48,4 @@ def counting_bar(total: int, desc: str, enable: bool = True) -> Any:
         return None
     from tqdm.auto import tqdm  # noqa: PLC0415
 
-    return tqdm(total=total, desc=desc, leave=False, dynamic_ncols=True)
+    return tqdm(**bar_options(total=total, desc=desc))

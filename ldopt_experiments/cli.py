@@ -17,7 +17,7 @@ import ldopt
 from ldopt.cache import write_text
 from ldopt_torch import DynamicMultipliers
 
-from .methods import GRAMMAR
+from .methods import GRAMMAR, check_packages, parse_method
 from .plots import plot
 from .protocol import FAMILIES, Setup, knapsack_setup, portfolio_setup
 from .results import Row, load_rows, paper_table, table
@@ -223,6 +223,7 @@ def experiment_main(argv: list[str] | None = None, prog: str = "ldopt experiment
     """``ldopt experiment …``: parse, run, print the table and save the plots."""
     a = experiment_parser(prog).parse_args(argv)
     _use_workers(a)
+    check_packages([parse_method(m) for m in a.methods])  # before the data is built
     rows = run(
         setup_from(a),
         a.methods,
@@ -250,8 +251,12 @@ def experiment_main(argv: list[str] | None = None, prog: str = "ldopt experiment
 
 
 def report(rows: list[Row], out: str | Path) -> None:
-    """Print the table of ``rows`` and where the results and plots were saved."""
+    """Print the tables of ``rows`` — the decisions' quality, which an epoch budget makes the same
+    on every machine, then the times, which are this machine's — and where the results and plots
+    were saved."""
     print()
+    print(table(rows, timing=False))
+    print("Times on this machine (they vary with its speed and load):")
     print(table(rows))
     try:
         pic = plot(out)
@@ -278,7 +283,7 @@ def example(setup: Setup, methods: list[str], args: argparse.Namespace, **option
     )
     options.setdefault("curve_instances", 0)
     _use_workers(args)
-    epochs = getattr(args, "epochs", 100_000 if budget else 500)  # a budget run stops on its budget
+    epochs = 100_000 if budget else getattr(args, "epochs", 500)  # a budget run stops on its budget
     rows = run(setup, methods, args.seeds, solver=args.solver, budget=budget, epochs=epochs, out=args.out, **options)
     report(rows, args.out)
     return rows

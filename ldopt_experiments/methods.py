@@ -11,6 +11,7 @@ perturbation λ = 100 instead of the reference's 10).
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
 from typing import Any, Literal, cast, get_args
 
@@ -68,6 +69,12 @@ class MethodSpec:
         return self.kind in ("spo+", "imle", "cave", "cave+", "lava")
 
     @property
+    def packages(self) -> tuple[str, ...]:
+        """The optional packages it needs beyond ldopt's own (PyEPO's losses for the full-problem
+        baselines)."""
+        return ("pyepo",) if self.kind in ("spo+", "imle", "cave", "cave+") else ()
+
+    @property
     def needs_structure(self) -> bool:
         """Whether it needs the binding normals or adjacent vertices (CaVE, LAVA)."""
         return self.kind in ("cave", "cave+", "lava")
@@ -116,6 +123,14 @@ def _lambda(part: str) -> float | None:
 def label(name: str) -> str:
     """The display label of a method name."""
     return parse_method(name).label
+
+
+def check_packages(specs: list[MethodSpec]) -> None:
+    """Raise, before any work starts, if a method needs a package that is not installed."""
+    missing = sorted({(p, s.label) for s in specs for p in s.packages if importlib.util.find_spec(p) is None})
+    if missing:
+        names = ", ".join(f"{label} needs {pkg}" for pkg, label in missing)
+        raise InputError(f"methods: {names}; install it with pip install 'ldopt[torch]' or leave those methods out")
 
 
 def loss_for(spec: MethodSpec, setup: Any, solver: str, time_limit: float | None = None) -> tuple[nn.Module, Mode]:

@@ -79,38 +79,46 @@ def mean_ci(values: list[float], level: float = 0.95) -> tuple[float, float]:
     return float(v.mean()), float(half)
 
 
-def table(rows: list[Row]) -> str:
-    """A Markdown table in Table 1's layout: regret % (mean ± 95% CI; with its certified upper end
-    where some optima are unproven), time to best, epochs/s, the paper's figure."""
+def table(rows: list[Row], timing: bool = True) -> str:
+    """A Markdown table in Table 1's layout: regret % (the mean, ± its 95% CI over seeds where there
+    are several; with its certified upper end where some optima are unproven), time to best,
+    epochs/s, the paper's figure. ``timing=False`` leaves out what depends on the machine's speed
+    and load (seconds, epochs per second) and gives the best and last epochs instead: what an epoch
+    budget makes the same on every machine."""
     certified = any(
         r.get("test_upper") not in (None, "")
         and r.get("proven") not in (None, "")
         and r["proven"] < r.get("test_instances", r["proven"])
         for r in rows
     )
-    head = "| problem | method | test regret % (mean ± 95% CI) |"
-    head += " certified ≤ |" if certified else ""
-    lines = [
-        head + " time to best (s) | multipliers (s) | epochs/s | seeds | paper regret % (time to best s) |",
-        "|---|---|---|" + ("---|" if certified else "") + "---|---|---|---|---|",
-    ]
     groups: dict[tuple, list[Row]] = {}
     for r in rows:
         groups.setdefault((r["problem"], int(r["size"]), r["method"]), []).append(r)
+    several = any(len(rs) > 1 for rs in groups.values())
+    head = f"| problem | method | test regret %{' (mean ± 95% CI)' if several else ''} |"
+    head += " certified ≤ |" if certified else ""
+    cols = " time to best (s) | multipliers (s) | epochs/s |" if timing else " best epoch | epochs |"
+    lines = [
+        head + cols + " seeds | paper regret % (time to best s) |",
+        "|---|---|---|" + ("---|" if certified else "") + "---|" * (cols.count("|") + 2),
+    ]
     for (prob, size, method), rs in groups.items():
         m, h = mean_ci([r["test_regret"] for r in rs])
-        t, _ = mean_ci([r["time_to_best"] for r in rs])
-        eps, _ = mean_ci([r["epochs_per_s"] for r in rs])
         pr, pt = paper(prob, size, method)
         ref = "" if pr is None else f"{pr:.3f} ({pt:g})"
         upper = ""
         if certified:
             ups = [float(r["test_upper"]) for r in rs if r.get("test_upper") not in (None, "")]
             upper = f" {np.mean(ups):.3f} |" if ups else " |"
-        lines.append(
-            f"| {prob} n={size} | {label(method)} | {m:.3f} ± {h:.3f} |{upper} {t:.1f} | "
-            f"{rs[0]['multipliers_s']:.1f} | {eps:.1f} | {len(rs)} | {ref} |"
-        )
+        if timing:
+            t, _ = mean_ci([r["time_to_best"] for r in rs])
+            eps, _ = mean_ci([r["epochs_per_s"] for r in rs])
+            middle = f" {t:.1f} | {rs[0]['multipliers_s']:.1f} | {eps:.1f} |"
+        else:
+            best = ", ".join(str(int(r["best_epoch"])) if r.get("best_epoch") not in (None, "") else "?" for r in rs)
+            middle = f" {best} | {', '.join(str(int(r['epochs'])) for r in rs)} |"
+        spread = f" ± {h:.3f}" if len(rs) > 1 else ""
+        lines.append(f"| {prob} n={size} | {label(method)} | {m:.3f}{spread} |{upper}{middle} {len(rs)} | {ref} |")
     return "\n".join(lines) + "\n"
 
 

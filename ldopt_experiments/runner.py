@@ -20,10 +20,10 @@ import torch
 from ldopt.cache import digest, write_text
 from ldopt.errors import InputError, OutputError
 from ldopt.regret import Optima, RegretReport, evaluate, optima
-from ldopt_torch import DynamicMultipliers, FitResult, LDDataset, OptDataset, Validator, fit
+from ldopt_torch import DynamicMultipliers, FitResult, LDDataset, LDLoss, OptDataset, Validator, fit
 
 from .curves import budget_curve, checkpoints
-from .methods import MethodSpec, loss_for, parse_method
+from .methods import MethodSpec, check_packages, loss_for, parse_method
 from .paper import paper
 from .protocol import Setup
 from .results import Row, merge_rows, save_rows, stem, table
@@ -89,6 +89,7 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
     """
     opts = RunOptions(**options)
     specs = {m: parse_method(m) for m in methods}
+    check_packages(list(specs.values()))  # before any data is built or model trained
     out = Path(opts.out) if opts.out else None
     if out is not None:
         _output_folder(out)
@@ -100,6 +101,7 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
     cache = out / "cache" if out else None  # optima and training sets: a resumed run loads them
     validator, test_opt = _evaluation(setup, opts, stages, cache)
     ld_data, opt_data = _training_sets(setup, specs, opts, cache, stages)
+    stages.timed("warm-up (compilation)", lambda: _warm_up(setup, specs, opts, ld_data))
     rows: list[Row] = []
     curves: list[Row] = []
     for seed in seeds:
@@ -247,6 +249,23 @@ def _training_sets(
     return ld_data, opt_data
 
 
+def _warm_up(setup: Setup, specs: dict[str, MethodSpec], opts: RunOptions, ld_data: LDDataset | None) -> None:
+    """Compile the LD losses' kernels (numba compiles on a kernel's first call, seconds on a fresh
+    install) outside the timed training: one forward and backward pass of every LD method on one
+    instance of every decomposition it trains on."""
+    if ld_data is None:
+        return
+    for spec in specs.values():
+        if spec.kind != "ld":
+            continue
+        loss, _ = loss_for(spec, setup, opts.solver, opts.time_limit)
+        for d in ld_data.decompositions:
+            if isinstance(loss, LDLoss) and loss.fits(d):
+                batch = next(iter(ld_data.view(d).batches(1, shuffle=False)))
+                pred = batch["costs"].clone().requires_grad_(True)
+                loss(pred, batch).backward()
+
+
 def _one_run(
     setup: Setup,
     spec: MethodSpec,
@@ -342,6 +361,7 @@ def _row(
         multipliers_s=construction,
         dual_s=result.history[-1].get("dual_time", 0.0),
         epochs=result.epochs,
+        best_epoch=result.best_epoch,
         epochs_per_s=result.history[-1]["epochs_per_s"],
         budget=opts.budget,
         stopped=result.stopped,

@@ -154,7 +154,7 @@ class Loop:
                     if bar is not None:
                         bar.update(min(spent, bar.total - bar.n) if budget.seconds is not None else 1)
                         best = f"{self.best_val:.4%}" if np.isfinite(self.best_val) else "-"
-                        bar.set_postfix(loss=f"{train_loss:.4g}", best_val=best)
+                        bar.set_postfix(loss=f"{train_loss:.4g}", best_val=best, refresh=False)
                     if out_of_time or self.out_of_patience:  # both stop right after a validation
                         stopped = "time_budget" if out_of_time else "patience"
                         break

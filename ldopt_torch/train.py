@@ -32,7 +32,7 @@ from torch import nn
 
 from ldopt import checks
 from ldopt.errors import InputError
-from ldopt.progress import enabled
+from ldopt.progress import bar_options, enabled
 
 from .batches import model_inputs
 from .dataset import LDDataset
@@ -144,14 +144,14 @@ def _bar(epochs: int, time_budget: float | None, loss: nn.Module, progress: bool
     desc = f"fit[{type(loss).__name__}]"
     if time_budget is not None:  # the budget that binds first sets the total the bar shows
         return tqdm(
-            total=round(float(time_budget), 1),
-            unit="s",
-            desc=desc,
-            leave=False,
-            dynamic_ncols=True,
-            bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} s of training [{elapsed}{postfix}]",
+            **bar_options(
+                total=round(float(time_budget), 1),
+                unit="s",
+                desc=desc,
+                bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} s of training [{elapsed}{postfix}]",
+            )
         )
-    return tqdm(total=int(epochs), unit="epoch", desc=desc, leave=False, dynamic_ncols=True)
+    return tqdm(**bar_options(total=int(epochs), unit="epoch", desc=desc))
 
 
 def fit(

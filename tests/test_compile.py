@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import subprocess
 import sys
 
@@ -271,3 +272,17 @@ def test_highs_prints_nothing_unless_asked():
     quiet, _, loud = (out.stdout + out.stderr).partition("quiet done")
     assert "HiGHS" not in quiet, quiet
     assert "HiGHS" in loud
+
+
+def test_cost_names_follow_the_cost_params_index_order_not_the_variables():
+    m = pyo.ConcreteModel()
+    m.I, m.J = pyo.Set(initialize=["b", "a"]), pyo.Set(initialize=[2, 1])
+    m.cost = pyo.Param(m.I, m.J, mutable=True, initialize=0.0)
+    m.x = pyo.Var(m.J, m.I, bounds=(0, 1))
+    m.o = pyo.Objective(expr=sum(m.cost[i, j] * m.x[j, i] for i in m.I for j in m.J), sense=pyo.maximize)
+    p = ldopt.Problem.from_pyomo(m, m.cost)
+    assert p.cost_names == ["cost[b,2]", "cost[b,1]", "cost[a,2]", "cost[a,1]"]
+    assert p.var_names == ["x[2,b]", "x[2,a]", "x[1,b]", "x[1,a]"]
+    c = np.array([1.0, -1.0, -1.0, -1.0])  # only cost[b,2] pays: x[2,b] and nothing else
+    np.testing.assert_array_equal(p.solve(c, solver="highs").x[0], [1, 0, 0, 0])
+    assert pickle.loads(pickle.dumps(p)).cost_names == p.cost_names  # also in a worker

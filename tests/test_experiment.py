@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 
@@ -339,3 +340,14 @@ def test_runner_trains_every_new_family(tmp_path, family, size):
     assert [r["method"] for r in rows] == ["mse", "ld:spo+:multiple:L1", "ld:imle:multiple:L2"]
     assert all(np.isfinite(r["test_regret"]) and r["test_regret"] >= 0 for r in rows)
     assert f"{family} n={size}" in (out / "table.md").read_text()
+
+
+def test_a_missing_optional_package_is_named_before_any_work(tmp_path, monkeypatch):
+    """Without PyEPO, the full-problem SPO+ failed after MSE had trained; now nothing runs."""
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pyepo" else real(name, *a))
+    out = tmp_path / "run"
+    args = ["knapsack", "--size", "10", "--train", "12", "--val", "5", "--test", "5", "--epochs", "1", "--quiet"]
+    with pytest.raises(ldopt.InputError, match=r"SPO\+ needs pyepo"):
+        experiment.main([*args, "--methods", "mse", "spo+", "--out", str(out)])
+    assert not out.exists()  # not even the output folder

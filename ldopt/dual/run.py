@@ -191,4 +191,4 @@ def _advance(bar: Any, it: int, bounds: np.ndarray, p_val: np.ndarray, active: n
     if it % 10 == 0:
         ok = np.isfinite(p_val)
         rel = (bounds.min(axis=1)[ok] - p_val[ok]) / np.maximum(1.0, np.abs(p_val[ok]))
-        bar.set_postfix(gap=f"{rel.mean():.2e}" if ok.any() else "n/a", active=int(active.sum()))
+        bar.set_postfix(gap=f"{rel.mean():.2e}" if ok.any() else "n/a", active=int(active.sum()), refresh=False)
