@@ -121,7 +121,7 @@ def _solve_spread(
 
 
 def checked(sol: Solution, what: str) -> Solution:
-    """``sol``, or a :class:`SolverError` naming the first instance without a solution."""
+    """``sol``, or a [`SolverError`][ldopt.SolverError] naming the first instance without a solution."""
     if not sol.ok.all():
         bad = int(np.flatnonzero(~sol.ok)[0])
         raise SolverError(

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 def groups_of(problem: Problem, blocks: Any) -> list[list[int]]:
-    """The rows of each block that ``blocks=`` names (see :func:`ldopt.decompose`): every row once."""
+    """The rows of each block that ``blocks=`` names (see [`ldopt.decompose()`][ldopt.decompose]): every row once."""
     rows = problem.compiled.rows
     if blocks is None:
         return [[k] for k in range(len(rows))]

@@ -76,7 +76,7 @@ def entry_path(cache: str | Path, prefix: str, key: str) -> Path:
 
 def write_text(path: str | Path, text: str) -> Path:
     """Write ``text`` to ``path`` atomically: a reader sees the old file or the new one, never part.
-    Raises :class:`~ldopt.errors.OutputError` where it cannot be written."""
+    Raises [`OutputError`][ldopt.errors.OutputError] where it cannot be written."""
     path = Path(path)
     try:
         _atomic_write(path, lambda fh: fh.write(text.encode()))
@@ -116,8 +116,8 @@ def _short(v: Any) -> str:
 def load(path: str | Path, expect: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
     """The arrays and header at ``path``, or ``None`` when there is no entry.
 
-    Raises :class:`TornCacheError` when the entry is unreadable or half written, and
-    :class:`CacheError` when a header field differs from ``expect`` (the entry was written by
+    Raises [`TornCacheError`][ldopt.cache.TornCacheError] when the entry is unreadable or half written, and
+    [`CacheError`][ldopt.cache.CacheError] when a header field differs from ``expect`` (the entry was written by
     another problem, data or settings).
     """
     path = Path(path)
@@ -149,7 +149,7 @@ def load_or_recompute(
     """``decode`` of the entry at ``path``, or ``None`` (compute it) when there is none or it is
     unusable: torn, corrupt, or not decodable (an older format, a forged header). An unusable entry
     is not an error — the result is computed again, with a warning, and the new entry replaces it.
-    An intact entry of other settings (``expect`` differs) still raises :class:`CacheError`."""
+    An intact entry of other settings (``expect`` differs) still raises [`CacheError`][ldopt.cache.CacheError]."""
     try:
         hit = load(path, expect)
         return None if hit is None else decode(*hit)

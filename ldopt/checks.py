@@ -1,5 +1,5 @@
 """Checks of scalar arguments at the public entry points: each returns the value in its canonical
-type or raises an :class:`~ldopt.errors.InputError` that says "name: expected X, got Y"."""
+type or raises an [`InputError`][ldopt.errors.InputError] that says "name: expected X, got Y"."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Compile a Pyomo model with a mutable cost ``Param`` into arrays (:class:`~ldopt.compiled.CompiledModel`), once.
+"""Compile a Pyomo model with a mutable cost ``Param`` into arrays (`CompiledModel`), once.
 
 The steps: the cost ``Param``; the objective, with every cost entry replaced by a placeholder
 variable so that its standard representation exposes ``q0``, ``Q``, ``k0`` and ``r``; the
@@ -202,9 +202,9 @@ def _variable_arrays(var_list: list[Any]) -> tuple[list[str], np.ndarray, np.nda
 
 
 def compile_pyomo(model: Any, cost: Any) -> CompiledModel:
-    """Compile ``model`` with cost Param ``cost`` into a :class:`~ldopt.compiled.CompiledModel`.
+    """Compile ``model`` with cost Param ``cost`` into a `CompiledModel`.
 
-    Raises a :class:`~ldopt.errors.ModelError` subclass naming the component and the fix.
+    Raises a [`ModelError`][ldopt.errors.ModelError] subclass naming the component and the fix.
     """
     pyo = _pyomo()
     if not isinstance(model, pyo.Block):

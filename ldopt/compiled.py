@@ -2,7 +2,7 @@
 
 * variables: names, bounds, and a type per variable (``"C"``, ``"I"`` or ``"B"``);
 * objective ``f(x, c) = (q0 + Q c) · x + k0 + r · c`` with ``Q`` sparse ``(n, n_c)``;
-* constraints in declaration order, each a :class:`Row`: linear ``lo <= a · x <= hi`` or convex
+* constraints in declaration order, each a `Row`: linear ``lo <= a · x <= hi`` or convex
   quadratic ``x' P x + a · x <= hi``.
 """
 

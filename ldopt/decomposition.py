@@ -153,7 +153,7 @@ class Block:
 
 
 class Decomposition:
-    """The Lagrangian decomposition of a :class:`~ldopt.Problem` into constraint blocks."""
+    """The Lagrangian decomposition of a [`Problem`][ldopt.Problem] into constraint blocks."""
 
     def __init__(self, problem: Problem, groups: list[list[int]]) -> None:
         self.problem = problem
@@ -163,7 +163,7 @@ class Decomposition:
 
     def _bound_blocks(self) -> None:
         """Give every block that leaves a variable unbounded the bounds the whole model implies
-        for it (:mod:`ldopt.implied_bounds`); refuse a variable the whole model leaves unbounded."""
+        for it (`ldopt.implied_bounds`); refuse a variable the whole model leaves unbounded."""
         needs = {b.index: unbounded_sides(b.compiled) for b in self.blocks}
         wanted = sorted({side for sides in needs.values() for side in sides})
         if not wanted:
@@ -231,7 +231,7 @@ class Decomposition:
 
     def block_solvers(self, solver: Any = "auto") -> list[BlockSolver]:
         """One solver per block: a name for all, a list with one per block, or ``{block: name}``
-        (also as ``(block, name)`` pairs, as :class:`~ldopt.dual.DualSettings` keeps it)."""
+        (also as ``(block, name)`` pairs, as [`DualSettings`][ldopt.dual.DualSettings] keeps it)."""
         m = self.num_blocks
         if isinstance(solver, str):
             names = [solver] * m
@@ -257,9 +257,9 @@ class Decomposition:
         return [b.solver(nm) for b, nm in zip(self.blocks, names, strict=True)]
 
     def dual(self, costs: Any, iterations: int = 300, **kwargs: Any) -> Any:
-        """Optimise the multipliers for a batch of cost vectors; see :func:`ldopt.dual.solve_dual`.
+        """Optimise the multipliers for a batch of cost vectors; see [`ldopt.dual.solve_dual()`][ldopt.dual.solve_dual].
 
-        The algorithm depends on this data class, not the reverse: :mod:`ldopt.dual` installs
+        The algorithm depends on this data class, not the reverse: [`ldopt.dual`][ldopt.dual] installs
         itself here when imported (``import ldopt`` does).
         """
         if _DUAL_SOLVER is None:
@@ -271,7 +271,8 @@ _DUAL_SOLVER: Callable[..., Any] | None = None  # ldopt.dual.solve_dual, install
 
 
 def install_dual_solver(solver: Callable[..., Any]) -> None:
-    """Make ``solver`` the algorithm behind :meth:`Decomposition.dual` (``ldopt.dual`` does this)."""
+    """Make ``solver`` the algorithm behind [`Decomposition.dual()`][ldopt.decomposition.Decomposition.dual]
+    (``ldopt.dual`` does this)."""
     global _DUAL_SOLVER
     _DUAL_SOLVER = solver
 

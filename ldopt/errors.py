@@ -1,4 +1,4 @@
-"""The exceptions ldopt raises: every one is an :class:`LdoptError` and says what to change."""
+"""The exceptions ldopt raises: every one is an [`LdoptError`][ldopt.errors.LdoptError] and says what to change."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from typing import Any
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM arrived during a :func:`sigterm_as_interrupt` block."""
+    """SIGTERM arrived during a `sigterm_as_interrupt()` block."""
 
 
 def _raise(signum: int, frame: Any) -> None:
@@ -21,7 +21,7 @@ def _raise(signum: int, frame: Any) -> None:
 
 @contextlib.contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
-    """Within the block, SIGTERM raises :class:`Terminated` (a ``KeyboardInterrupt``); the previous
+    """Within the block, SIGTERM raises `Terminated` (a ``KeyboardInterrupt``); the previous
     handler is restored after. Outside the main thread (where Python cannot set handlers) it does
     nothing."""
     if threading.current_thread() is not threading.main_thread():

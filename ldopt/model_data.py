@@ -1,4 +1,4 @@
-"""Checks of a compiled model's numbers, run whenever a :class:`~ldopt.compiled.CompiledModel` is
+"""Checks of a compiled model's numbers, run whenever a `CompiledModel` is
 made: no NaN or infinite coefficient anywhere (a solver would drop the row, answer "error", or
 crash), and integer bounds rounded inward to the integers they allow (an oracle that reads the
 bounds as given would return ``x = 1.5`` for an integer variable with bounds ``(0.5, 3)``)."""
@@ -43,7 +43,7 @@ def _bad(values: np.ndarray) -> int | None:
 
 
 def check_numbers(cm: CompiledModel) -> None:
-    """Raise a :class:`~ldopt.errors.ModelError` naming the first NaN or infinite number of ``cm``
+    """Raise a [`ModelError`][ldopt.errors.ModelError] naming the first NaN or infinite number of ``cm``
     (a coefficient, a side or a bound) and where it is."""
     names = cm.var_names
     for side, values, wrong in (("lower", cm.var_lb, np.inf), ("upper", cm.var_ub, -np.inf)):

@@ -1,9 +1,9 @@
 """Executors for ``executor=`` arguments, per-worker reuse of solvers, and chunked, resumable runs.
 
-* :func:`local_pool` — a process pool on this machine (spawn start; one kernel thread per worker
-  by default, so workers do not oversubscribe the cores). Every worker watches the process that
+* [`local_pool()`][ldopt.parallel.local_pool] — a process pool on this machine (spawn start; one kernel thread per
+  worker by default, so workers do not oversubscribe the cores). Every worker watches the process that
   owns the pool and exits within a second of its death, even a ``kill -9``.
-* :func:`dask_executor` — a Dask executor for a scheduler ``address`` (``dask scheduler`` /
+* [`dask_executor()`][ldopt.parallel.dask_executor] — a Dask executor for a scheduler ``address`` (``dask scheduler`` /
   ``dask worker``), or for a ``LocalCluster`` of processes when none is given; tasks lost with a
   worker are re-run (Dask's ``retries``; the scheduler also reschedules them by itself).
 * Any other ``concurrent.futures.Executor`` works as is (``mpi4py.futures.MPIPoolExecutor``, ...).
@@ -150,8 +150,8 @@ _CHUNK = re.compile(r"^\.?chunk-\d{8}-\d{8}\.npz(\.json)?(\..*\.tmp)?$")
 
 
 def clear_checkpoint(folder: str | Path) -> None:
-    """Delete the chunk files :func:`run_chunks` wrote in ``folder`` (and partial ones), then the
-    folder if that left it empty; anything else in it is left alone."""
+    """Delete the chunk files [`run_chunks()`][ldopt.parallel.run_chunks] wrote in ``folder`` (and partial ones), then
+    the folder if that left it empty; anything else in it is left alone."""
     folder = Path(folder)
     if not folder.is_dir():
         return

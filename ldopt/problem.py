@@ -26,7 +26,7 @@ def _key(k: Any) -> str:
 class Problem:
     """``max|min (q0 + Q c)·x + k0 + r·c`` over linear and convex quadratic rows and a domain.
 
-    Build it with :meth:`from_pyomo`; then :meth:`solve` batches of cost vectors with any
+    Build it with `from_pyomo()`; then `solve()` batches of cost vectors with any
     registered solver, chosen by name.
     """
 
@@ -166,7 +166,7 @@ class Problem:
         return np.where(nan, np.inf, worst)
 
     def check_parameters(self) -> None:
-        """Raise a :class:`~ldopt.errors.ModelError` if a mutable Param other than the cost changed
+        """Raise a [`ModelError`][ldopt.errors.ModelError] if a mutable Param other than the cost changed
         since compilation: its value was frozen into the arrays then (compile the model again)."""
         self.compiled.frozen.check()
 

@@ -1,7 +1,7 @@
 """Progress bars (tqdm) that a caller, or ``LDOPT_PROGRESS=0`` in the environment, can silence.
 
 On a terminal a bar redraws in place. Written to a file or a pipe (a batch job's log), every
-redraw would be kept: there a bar redraws at most every :data:`LOG_INTERVAL` seconds, so a log
+redraw would be kept: there a bar redraws at most every `LOG_INTERVAL` seconds, so a log
 holds a few lines per bar instead of thousands.
 """
 

@@ -4,12 +4,12 @@
 ``x̂_i`` is the decision taken for the predicted costs, and ``relative regret = Σ_i regret_i /
 Σ_i |f(x*(c_i), c_i)|`` (the paper's metric).
 
-Large instances need not be solved to optimality: :func:`~ldopt.optima.optima` keeps, per instance,
+Large instances need not be solved to optimality: [`optima()`][ldopt.optima.optima] keeps, per instance,
 the best known objective and a certified bound on the optimum; every decision evaluated later is a
-feasible solution too and improves the best known value. :func:`evaluate` then reports the relative
+feasible solution too and improves the best known value. [`evaluate()`][ldopt.regret.evaluate] then reports the relative
 regret with a certified interval — ``2.31% (≤ 2.36%)`` — that holds whatever the unproven optima
 are. Solves are spread over threads by default, or over any ``concurrent.futures.Executor``
-(:func:`~ldopt.batch.solve_many`); this module re-exports the names of both.
+([`solve_many()`][ldopt.batch.solve_many]); this module re-exports the names of both.
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ def evaluate(
 ) -> RegretReport:
     """The relative regret of predicted costs with its certified interval (see the module docstring).
 
-    ``optima``: an :class:`Optima` (or the exact optimal objectives) of ``costs`` from an earlier
+    ``optima``: an [`Optima`][ldopt.regret.Optima] (or the exact optimal objectives) of ``costs`` from an earlier
     call; solved here otherwise, under the same ``time_limit`` and ``gap`` as the decisions.
     """
     check_problem(problem, solver)
@@ -167,7 +167,7 @@ def regrets(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per-instance regrets ``(B,)`` (≥ 0 up to solver tolerance) and the true optima ``(B,)``.
 
-    ``optimum`` (the true optimal objectives, or an :class:`Optima`, e.g. from an earlier call)
+    ``optimum`` (the true optimal objectives, or an [`Optima`][ldopt.regret.Optima], e.g. from an earlier call)
     skips their solves.
     """
     check_problem(problem, solver)

@@ -43,7 +43,7 @@ def configure(threads: int | None) -> None:
 
 
 def num_threads() -> int:
-    """Threads used by batched work: :func:`configure`'s, ``LDOPT_THREADS``, or the cores this
+    """Threads used by batched work: [`configure()`][ldopt.threads.configure]'s, ``LDOPT_THREADS``, or the cores this
     process may use."""
     if _CONFIGURED is not None:
         return _CONFIGURED
@@ -81,7 +81,7 @@ def inside_pool() -> bool:
 
 def solver_threads() -> int:
     """Threads one solver call may use when none are asked for: 1 on one of the pool's threads (the
-    pool already runs a call per thread), else :func:`num_threads`, so that ``LDOPT_THREADS``
+    pool already runs a call per thread), else [`num_threads()`][ldopt.threads.num_threads], so that ``LDOPT_THREADS``
     bounds the whole process. A MIP solver left to its default takes every core in each of the
     pool's calls: on 2 cores, 4 threads (and 8 with two processes side by side)."""
     return 1 if inside_pool() else num_threads()
@@ -113,7 +113,7 @@ def one_blas_thread() -> Iterator[None]:
     factorisations, whose parallelism is over instances (this module's pool), not inside one.
 
     OpenBLAS's threads spin while they wait: on a machine that other processes keep busy, one
-    portfolio solve of n = 400 by :class:`~ldopt.oracles.BudgetQuadraticOracle` took 355 ms with
+    portfolio solve of n = 400 by `BudgetQuadraticOracle` took 355 ms with
     its default of 2 threads against 5.9 ms with one. Blocks may overlap across threads: the
     first in sets the limit and the last out restores the library's own.
     """

@@ -1,7 +1,8 @@
 """Command lines: ``ldopt experiment …`` (the runner; also ``python -m ldopt_torch.experiment …``)
 and ``ldopt table DIR`` (a saved run's table and plots, again).
 
-Length: :func:`experiment_parser` declares every option with its help in one place (76 lines).
+Length: [`experiment_parser()`][ldopt_experiments.cli.experiment_parser] declares every option with its help in one
+place (76 lines).
 """
 
 from __future__ import annotations
@@ -193,7 +194,7 @@ def experiment_parser(prog: str = "ldopt experiment") -> argparse.ArgumentParser
 
 
 def dynamic_option(text: str) -> DynamicMultipliers:
-    """``EVERY:STEPS:MIX`` as a :class:`~ldopt_torch.DynamicMultipliers` (argparse's type)."""
+    """``EVERY:STEPS:MIX`` as a [`DynamicMultipliers`][ldopt_torch.DynamicMultipliers] (argparse's type)."""
     parts = text.split(":")
     try:
         if len(parts) != 3:
@@ -274,7 +275,7 @@ def _use_workers(args: argparse.Namespace) -> None:
 
 def example(setup: Setup, methods: list[str], args: argparse.Namespace, **options: Any) -> list[Row]:
     """An example's run: ``args`` carries seeds, solver and out (``budget`` or ``epochs``, ``workers``);
-    ``options`` go to :func:`~ldopt_experiments.runner.run`. Prints the table, saves the plots."""
+    ``options`` go to [`run()`][ldopt_experiments.runner.run]. Prints the table, saves the plots."""
     budget = getattr(args, "budget", None)
     what = f"{budget:.0f} s of training per method" if budget else f"up to {args.epochs} epochs per method"
     print(

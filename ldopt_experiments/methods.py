@@ -3,7 +3,7 @@
 Names: ``mse``; ``spo+``, ``imle`` (the full problem, PyEPO's losses over our adapter); ``cave``,
 ``cave+``, ``lava`` (solver-free, over the true optima; linear problems);
 ``ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>[:scaled|:unit][:two][:lam<λ>]`` — the paper's LD
-methods (``:scaled`` rescales the main subproblem to the costs, :class:`ldopt_torch.LDLoss`
+methods (``:scaled`` rescales the main subproblem to the costs, [`ldopt_torch.LDLoss`][ldopt_torch.LDLoss]
 ``scale="costs"``; ``:unit`` to its own scale, ``scale="unit"``: I-MLE's noise relative to it;
 ``:two``: I-MLE's two-sided difference, ``two_sides=True``; ``:lam100``: I-MLE's target
 perturbation λ = 100 instead of the reference's 10).
@@ -65,7 +65,7 @@ class MethodSpec:
 
     @property
     def needs_optima(self) -> bool:
-        """Whether it trains on the full problem's true optima (:class:`ldopt_torch.OptDataset`)."""
+        """Whether it trains on the full problem's true optima ([`ldopt_torch.OptDataset`][ldopt_torch.OptDataset])."""
         return self.kind in ("spo+", "imle", "cave", "cave+", "lava")
 
     @property
@@ -81,7 +81,7 @@ class MethodSpec:
 
 
 def parse_method(name: str) -> MethodSpec:
-    """A method name as a :class:`MethodSpec`, or an error listing the grammar."""
+    """A method name as a [`MethodSpec`][ldopt_experiments.methods.MethodSpec], or an error listing the grammar."""
     if name in BASELINES:
         return MethodSpec(name, cast(Kind, name))
     parts = name.split(":")

@@ -87,7 +87,8 @@ def shortest_path_setup(
     regions: int | None = None,
 ) -> Setup:
     """PyEPO's shortest path on a ``size × size`` grid (its data, noise half-width 0.5); one block
-    per node, or with ``regions=k`` one per band of grid rows (:func:`ldopt.problems.shortest_path.regions`)."""
+    per node, or with ``regions=k`` one per band of grid rows
+    ([`ldopt.problems.shortest_path.regions()`][ldopt.problems.shortest_path.regions])."""
     F, C = shortest_path.gen_data(train + val + test, 5, (size, size), deg=deg, noise_width=0.5, seed=seed)
     s = _setup("shortest_path", size, shortest_path.build_model((size, size)), F, C, (train, val, test))
     if regions is None:

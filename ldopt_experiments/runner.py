@@ -31,7 +31,7 @@ from .results import Row, merge_rows, save_rows, stem, table
 
 @dataclass
 class RunOptions:
-    """How :func:`run` trains and evaluates (see its docstring)."""
+    """How [`run()`][ldopt_experiments.runner.run] trains and evaluates (see its docstring)."""
 
     solver: str = "highs"
     budget: float | None = None
@@ -69,13 +69,13 @@ class _Stages:
 def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> list[Row]:
     """Train every method for every seed; return (and save under ``out``) one row per run.
 
-    Options (:class:`RunOptions`): without ``budget`` each run trains for at most ``epochs`` epochs,
-    validated every ``eval_every`` epochs (default 1), and stops after ``patience`` validations
+    Options ([`RunOptions`][ldopt_experiments.runner.RunOptions]): without ``budget`` each run trains for at most
+    ``epochs`` epochs, validated every ``eval_every`` epochs (default 1), and stops after ``patience`` validations
     without improvement — the same seed gives the same numbers on any machine load. With ``budget``
     (seconds of training; results then depend on the load) validation runs ``evaluations`` times
     at training times doubling up to the budget (``eval_every=k``: every k epochs instead), so slow
     and fast methods get the same number of model selections. ``dual``: the LD training sets'
-    dual solve (:class:`ldopt_torch.LDDataset` options, e.g. ``dict(mode="joint")``); ``dynamic``:
+    dual solve ([`ldopt_torch.LDDataset`][ldopt_torch.LDDataset] options, e.g. ``dict(mode="joint")``); ``dynamic``:
     multipliers that follow the model during LD training (their seconds count as training time).
     ``time_limit``: seconds per full-problem solve (optima, validation and test decisions,
     full-problem training), so large problems are evaluated on incumbents with certified bounds;
@@ -142,7 +142,7 @@ _AWAY = "move it away or use a fresh --out"
 
 
 def _read_json(path: Path) -> dict[str, Any]:
-    """The JSON record at ``path`` (``meta.json``, a saved run), or an :class:`OutputError` saying
+    """The JSON record at ``path`` (``meta.json``, a saved run), or an [`OutputError`][ldopt.OutputError] saying
     it is not one."""
     try:
         out = json.loads(path.read_text())

@@ -1,7 +1,7 @@
 """The baselines every LD method is compared with, through the same trainer:
 
-* :class:`MSELoss` — two-stage: mean squared error of the predicted costs;
-* :class:`FullLoss` — SPO+ or I-MLE on the full problem, through PyEPO's own losses;
+* [`MSELoss`][ldopt_torch.baselines.MSELoss] — two-stage: mean squared error of the predicted costs;
+* [`FullLoss`][ldopt_torch.baselines.FullLoss] — SPO+ or I-MLE on the full problem, through PyEPO's own losses;
 * solver-free, over the true optima of a linear program with bounded variables:
 
   * CaVE / CaVE+ (Tang & Khalil 2024): align the predicted cost with the cone of the binding
@@ -184,7 +184,7 @@ class MSELoss(nn.Module):
 class FullLoss(nn.Module):
     """SPO+ or I-MLE on the full problem through PyEPO's own losses and our optModel adapter.
 
-    Needs batches with the true optimal ``solution`` and ``objective`` (:class:`OptDataset`).
+    Needs batches with the true optimal ``solution`` and ``objective`` ([`OptDataset`][ldopt_torch.OptDataset]).
     ``time_limit`` (seconds per solve) lets large problems train on incumbents.
     """
 
@@ -227,7 +227,7 @@ class FullLoss(nn.Module):
         )
 
     def reseed(self, seed: int) -> None:
-        """Restart I-MLE's noise stream from ``seed``; :func:`~ldopt_torch.fit` calls it."""
+        """Restart I-MLE's noise stream from ``seed``; [`fit()`][ldopt_torch.fit] calls it."""
         if self.method == "imle":
             layer: Any = self.layer  # PyEPO's implicitMLE draws from its ``distribution``
             layer.distribution = self._noise(kappa=5, seed=seed)

@@ -13,7 +13,7 @@ from ldopt.errors import InputError
 
 
 class LDBatch(TypedDict):
-    """A batch of :class:`~ldopt_torch.LDDataset`: instances of one decomposition ``d``."""
+    """A batch of [`LDDataset`][ldopt_torch.LDDataset]: instances of one decomposition ``d``."""
 
     index: torch.Tensor  # (B,) instance ids
     d: int  # the main block
@@ -33,7 +33,7 @@ class _OptBase(TypedDict):
 
 
 class OptBatch(_OptBase, total=False):
-    """A batch of :class:`~ldopt_torch.OptDataset` (``tight`` and ``steps`` with ``structure=True``)."""
+    """A batch of [`OptDataset`][ldopt_torch.OptDataset] (``tight`` and ``steps`` with ``structure=True``)."""
 
     tight: torch.Tensor  # (B, rows, n) binding normals (CaVE)
     steps: torch.Tensor  # (B, n) adjacent-vertex steps (LAVA)

@@ -1,13 +1,13 @@
-"""Training sets: :class:`LDDataset` (the paper's ``S^(d)`` from one dual solve); the baselines'
-:class:`~ldopt_torch.optdataset.OptDataset` shares the base here.
+"""Training sets: [`LDDataset`][ldopt_torch.dataset.LDDataset] (the paper's ``S^(d)`` from one dual solve);
+the baselines' [`OptDataset`][ldopt_torch.optdataset.OptDataset] shares the base here.
 
 Items are dictionaries of tensors; ``index`` keeps every instance's identity under shuffling, and
 every per-instance array (multipliers, main solutions) is looked up by it, never by position in
-a batch. Both work with a ``torch.utils.data.DataLoader``; :meth:`batches` is the same without
+a batch. Both work with a ``torch.utils.data.DataLoader``; `batches()` is the same without
 the per-item overhead.
 
 Caches are arrays (``.npz``) and JSON, never pickle, written atomically and keyed by the
-problem's fingerprint, the costs and the settings (:mod:`ldopt.cache`).
+problem's fingerprint, the costs and the settings ([`ldopt.cache`][ldopt.cache]).
 """
 
 from __future__ import annotations
@@ -102,18 +102,18 @@ class LDDataset(_Base):
     """The training sets ``S^(d)``: features, costs, multipliers ``μ^(d)`` and main solutions.
 
     One ``dec.dual`` call gives the multipliers of every decomposition in ``decompositions``
-    (``mode``: see :func:`ldopt.dual.solve_dual`; ``independent=True`` is ``mode="independent"``).
+    (``mode``: see [`ldopt.dual.solve_dual()`][ldopt.dual.solve_dual]; ``independent=True`` is ``mode="independent"``).
     By default one joint μ-form run of 30 iterations (``mode="joint"``): on the MKP it trained
     LD(SPO+) and LD(IMLE) better than the paper's ``m`` runs of 100 iterations at about 1/30 of
     their cost (``benchmarks/bench_multipliers.py``); ``iterations`` defaults to 30 for the
     μ-forms and 300 for ``"shared"``. ``step``: the dual's step rule (``"polyak"``, ``"adam"``,
     ``"master"``: exact multipliers by column generation, or ``"auto"``, which picks it for narrow
-    blocks; :func:`ldopt.dual.solve_dual`).
+    blocks; [`ldopt.dual.solve_dual()`][ldopt.dual.solve_dual]).
     Items carry ``index``, ``d``, ``features``, ``costs``, ``main_objective``
     (``λ_d = q(c) + Σ_{k≠d} μ_k``), ``main_solution`` (``x_d*``) and ``multipliers`` (``μ^(d)``,
-    ``(m-1, n)``, built per batch). :meth:`view` selects the decomposition.
+    ``(m-1, n)``, built per batch). `view()` selects the decomposition.
 
-    ``dynamic``: a :class:`~ldopt_torch.DynamicMultipliers` makes :func:`~ldopt_torch.fit` move the
+    ``dynamic``: a [`DynamicMultipliers`][ldopt_torch.DynamicMultipliers] makes [`fit()`][ldopt_torch.fit] move the
     multipliers towards the model's predictions during training (μ-form modes; off by default, see
     ``docs/dynamic.md``); the cached multipliers are where every fit starts.
 

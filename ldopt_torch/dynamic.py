@@ -1,8 +1,8 @@
 """Multipliers that follow the model during training (the paper's open question; see
 ``docs/dynamic.md`` for the scheme, why the losses stay valid, and what it measured).
 
-The paper fixes ``μ = μ*(c)`` before training. With :class:`DynamicMultipliers` on an
-:class:`~ldopt_torch.LDDataset`, :func:`~ldopt_torch.fit` instead, every ``every`` epochs,
+The paper fixes ``μ = μ*(c)`` before training. With [`DynamicMultipliers`][ldopt_torch.dynamic.DynamicMultipliers] on an
+[`LDDataset`][ldopt_torch.LDDataset], [`fit()`][ldopt_torch.fit] instead, every ``every`` epochs,
 
 1. predicts ``ĉ`` for every training instance with the current model;
 2. continues the dataset's own dual run (``"joint"`` or ``"independent"``) for ``steps``
@@ -14,7 +14,7 @@ The paper fixes ``μ = μ*(c)`` before training. With :class:`DynamicMultipliers
 
 L1 and L2 keep DESIGN's definitions with the multipliers in force, and every multiplier set is a
 valid dual point for the true costs (weak duality holds for any ``μ`` in the μ-form), so
-:attr:`Follower.bounds` never falls below the optimum (tested). The seconds spent here count as
+`Follower.bounds` never falls below the optimum (tested). The seconds spent here count as
 training time (``time`` in the history, ``time_to_best``, ``time_budget``).
 """
 
@@ -85,7 +85,7 @@ def check_following(policy: Any, mode: str) -> DynamicMultipliers | None:
 
 class Follower:
     """One training run's multipliers as they follow the model; the dataset itself is left as built,
-    so every :func:`~ldopt_torch.fit` starts from the same multipliers."""
+    so every [`fit()`][ldopt_torch.fit] starts from the same multipliers."""
 
     def __init__(self, data: LDDataset, policy: DynamicMultipliers) -> None:
         self.data, self.policy = data, policy

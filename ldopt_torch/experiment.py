@@ -1,6 +1,6 @@
 """``python -m ldopt_torch.experiment …``: the experiment runner under its old name.
 
-The harness lives in :mod:`ldopt_experiments` (console script ``ldopt experiment …``); this module
+The harness lives in `ldopt_experiments` (console script ``ldopt experiment …``); this module
 keeps the command and the names the examples and older scripts import from here.
 """
 

@@ -66,7 +66,7 @@ class SumOfGamma:
     """Sum-of-Gamma noise of I-MLE (κ, 10 terms); same law and formula as PyEPO's.
 
     ``seed``: a stream of its own (equal to PyEPO's ``sumGammaDistribution`` for the same seed),
-    re-seeded by :meth:`reseed`; ``None`` draws from torch's global generator, so every call gets
+    re-seeded by `reseed()`; ``None`` draws from torch's global generator, so every call gets
     fresh noise and ``torch.manual_seed`` makes it reproducible.
     """
 

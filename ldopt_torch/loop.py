@@ -68,7 +68,7 @@ class Budget:
 
 
 class Loop:
-    """The training loop's state: history, best model, budgets (see :func:`fit`)."""
+    """The training loop's state: history, best model, budgets (see [`fit()`][ldopt_torch.fit])."""
 
     def __init__(
         self, model: nn.Module, validator: Validator | None, on_validate: Callable | None, patience: int | None

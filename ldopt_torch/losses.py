@@ -1,8 +1,8 @@
-"""The paper's training losses L1/L2 on an LD main subproblem (:class:`LDLoss`); the baselines are in
-:mod:`ldopt_torch.baselines`.
+"""The paper's training losses L1/L2 on an LD main subproblem ([`LDLoss`][ldopt_torch.losses.LDLoss]); the
+baselines are in `ldopt_torch.baselines`.
 
 Every loss is ``forward(pred_costs, batch) -> scalar`` over a batch dictionary from
-:mod:`ldopt_torch.dataset`, so one trainer runs them all.
+`ldopt_torch.dataset`, so one trainer runs them all.
 
 Notation (user's sense ``s = +1`` for max, ``-1`` for min; ``q(c) = q0 + Qc``):
 ``λ_d`` is the main objective ``q(c) + Σ_{k≠d} μ_k`` stored per instance, ``x_d`` its main
@@ -156,7 +156,7 @@ class LDLoss(nn.Module):
             )
 
     def reseed(self, seed: int) -> None:
-        """Restart the noise stream (I-MLE) from ``seed``; :func:`~ldopt_torch.fit` calls it."""
+        """Restart the noise stream (I-MLE) from ``seed``; [`fit()`][ldopt_torch.fit] calls it."""
         dist = self.imle_options.get("distribution")
         if dist is not None and hasattr(dist, "reseed"):
             dist.reseed(seed)

@@ -4,7 +4,7 @@
 ``gap``, its incumbent stands for the optimum); ``PyEPOModel(dec, block=d)`` solves block ``d``'s
 subproblem (its objective is the block's own coefficient vector). Both honour
 PyEPO's ``ModelSpec``/``rebuild`` contract: the constructor arguments (a picklable
-:class:`~ldopt.Problem` or :class:`~ldopt.Decomposition`, a solver name, a block index) rebuild an
+[`Problem`][ldopt.Problem] or [`Decomposition`][ldopt.Decomposition], a solver name, a block index) rebuild an
 equivalent model in a worker process.
 """
 
@@ -26,7 +26,7 @@ except ImportError as exc:  # pragma: no cover - pyepo is in the torch extra
 
 
 class PyEPOModel(optModel):
-    """A PyEPO ``optModel`` over a :class:`~ldopt.Problem` (``block=None``) or one LD block."""
+    """A PyEPO ``optModel`` over a [`Problem`][ldopt.Problem] (``block=None``) or one LD block."""
 
     def __init__(
         self,

@@ -1,8 +1,8 @@
-"""One trainer for every loss: :func:`fit`.
+"""One trainer for every loss: [`fit()`][ldopt_torch.train.fit].
 
 Static mode trains on one decomposition's main block; multiple mode draws a decomposition per
 epoch from the dataset's. The baselines (MSE, full-problem SPO+/I-MLE) run through the same loop.
-Validation is the full problem's relative regret (:class:`Validator`: true optima solved once,
+Validation is the full problem's relative regret ([`Validator`][ldopt_torch.Validator]: true optima solved once,
 decisions warm-started from the previous validation); the best model by validation regret is kept.
 
 Budgets: ``epochs`` with early stopping (``patience`` validations without improvement) give the
@@ -180,7 +180,7 @@ def fit(
 ) -> FitResult:
     """Train ``model`` (features → costs) on ``data`` with ``loss``; see the module docstring.
 
-    ``val``: ``(features, costs)`` or a :class:`Validator`; evaluated before training (epoch 0),
+    ``val``: ``(features, costs)`` or a [`Validator`][ldopt_torch.Validator]; evaluated before training (epoch 0),
     every ``eval_every`` epochs — or, with ``eval_interval``, after every ``eval_interval`` seconds
     of training, or with ``eval_times``, once the training time passes each of those times — and
     after the last. ``patience``: stop after that many validations without a better regret,

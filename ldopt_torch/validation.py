@@ -20,13 +20,13 @@ from .batches import feature_tensor, model_inputs
 class Validator:
     """Relative regret of a model on fixed validation data.
 
-    The true optima are solved once (:func:`ldopt.regret.optima`, exact unless ``time_limit`` or
+    The true optima are solved once ([`ldopt.regret.optima()`][ldopt.regret.optima], exact unless ``time_limit`` or
     ``gap`` is given); each call solves the decisions of the model's predictions under the same
     ``time_limit`` and ``gap``. Under a time limit every instance starts from its previous decision
     (predictions change little between validations, so the solver's incumbents are better within
     the limit); exact solves start cold, so that a model's regret depends on the model alone (a
     MIP solver started elsewhere may return another of the tied or tolerance-equal optima).
-    ``last`` keeps the latest :class:`~ldopt.regret.RegretReport` (with its certified interval).
+    ``last`` keeps the latest [`RegretReport`][ldopt.regret.RegretReport] (with its certified interval).
     """
 
     def __init__(

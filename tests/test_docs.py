@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import inspect
+import re
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -88,3 +90,18 @@ def test_every_public_object_has_a_docstring():
             items = [(name, obj)] + (_members(name, obj) if inspect.isclass(obj) else [])
             missing += [n for n, o in items if not (inspect.getdoc(o) or "").strip()]
     assert not missing, f"{len(missing)} public objects without a docstring: {missing}"
+
+
+def test_no_sphinx_roles_in_the_docstrings():
+    """The site renders docstrings as Markdown (mkdocstrings): a Sphinx role such as :class:`X`
+    would show raw; cross-references are Markdown links ``[`X`][ldopt.X]`` or code."""
+    role = re.compile(r":(class|func|meth|mod|data|attr|exc|obj):`")
+    root = Path(__file__).resolve().parents[1]
+    found = [
+        f"{p.relative_to(root)}:{n}"
+        for pkg in ("ldopt", "ldopt_torch", "ldopt_experiments")
+        for p in sorted((root / pkg).rglob("*.py"))
+        for n, line in enumerate(p.read_text().splitlines(), 1)
+        if role.search(line)
+    ]
+    assert not found, f"Sphinx roles: {found[:10]}"

@@ -194,7 +194,7 @@ def test_every_registered_session_is_checked():
 def test_the_check_accepts_solver_tolerance_and_names_the_worst_violation():
     check = FeasibilityCheck(_problem(_knap((0, 3), domain=pyo.Reals)).compiled)
     assert check.worst(np.array([2.0, 1.0, 1.5]))[0] <= 1.0
-    assert check.worst(np.array([2.0, 1.0, 1.5 + 1e-7]))[0] <= 1.0  # within solvers' tolerances
+    assert check.worst(np.array([2.0, 1.0, 1.5 + 1e-6]))[0] <= 1.0  # Gurobi's and HiGHS's tolerance
     worst, what = check.worst(np.array([2.0, 1.0, 1.6]))
     assert worst > 1 and "row 'k' by 0.1" in what
     check = FeasibilityCheck(_problem(_knap((0, 3))).compiled)

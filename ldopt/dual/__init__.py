@@ -4,8 +4,8 @@ Shared mode (default) minimises the symmetric dual ``B(λ) = Σ_k max_{x∈X_k} 
 ``Σ_k λ_k = q(c)``: one solve gives the multipliers of every decomposition. ``"independent"``
 runs the paper's ``m`` separate solves, one per main block ``d``, in the μ-form (``λ_d = q +
 Σ_{k≠d} μ_k``, ``λ_k = −μ_k``). ``"joint"`` runs one μ-form solve whose penalties serve every
-decomposition at once (:mod:`.forms`). Step rules, stopping and parallelism: :mod:`.run` and
-:mod:`.solve`; the stored result: :class:`DualResult`.
+decomposition at once (`forms`). Step rules, stopping and parallelism: `run` and
+`solve`; the stored result: [`DualResult`][ldopt.dual.DualResult].
 """
 
 from ..decomposition import install_dual_solver

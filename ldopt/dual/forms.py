@@ -4,11 +4,11 @@ A form says which block subproblems an iteration solves and with which objective
 optimal values make the bounds, the subgradient of what the run minimises, and what to keep. All
 arrays carry the instances of a chunk in their first axis (``b``).
 
-* :class:`Shared` — the symmetric ``λ`` with ``Σ_k λ_k = q``: one bound serves every
+* `Shared` — the symmetric ``λ`` with ``Σ_k λ_k = q``: one bound serves every
   decomposition; subgradient ``x_k − mean_j x_j``.
-* :class:`MuForm` — the paper's run for one main block ``d``: ``λ_k = −μ_k`` (``k ≠ d``) and
+* `MuForm` — the paper's run for one main block ``d``: ``λ_k = −μ_k`` (``k ≠ d``) and
   ``λ_d = q + Σ_k μ_k``; subgradient ``x_d − x_k``.
-* :class:`Joint` — penalties ``ν_k`` shared by every decomposition: decomposition ``d`` has
+* `Joint` — penalties ``ν_k`` shared by every decomposition: decomposition ``d`` has
   ``λ_k = −ν_k`` (``k ≠ d``) and ``λ_d = q + Σ_{k≠d} ν_k``. One iteration solves every main
   block once and every block once with ``−ν_k`` (``2m`` solves, against ``m²`` for ``m``
   independent runs) and minimises the sum of the ``m`` bounds; its subgradient in ``ν_k`` is

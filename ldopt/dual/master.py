@@ -82,7 +82,8 @@ MASTER_WIDTH = 32
 
 def resolve_step(dec: Decomposition, step: str) -> StepRule:
     """The step rule that ``step`` names for ``dec``: itself, or for ``"auto"`` column generation
-    (``"master"``) when every block touches at most :data:`MASTER_WIDTH` variables, else Polyak.
+    (``"master"``) when every block touches at most [`MASTER_WIDTH`][ldopt.dual.master.MASTER_WIDTH] variables, else
+    Polyak.
 
     Column generation needs about as many pricing rounds as the widest block has variables
     (measured: 26 rounds at width 4, 35 at 11, 102 at 21, over 200 at the MKP's 100), and it needs no
@@ -210,7 +211,7 @@ def column_generation(
     """Column generation for objectives ``q`` ``(B, n)`` (max form) with the block ``solvers``;
     ``start``: multipliers ``(B, m, n)`` summing to ``q`` to price first (default ``q/m``).
     ``farkas``: ``q`` is 0 and an instance stops as soon as its bound is negative (a proof that
-    ``∩_k conv(X_k)`` is empty, see :func:`prove_infeasible`)."""
+    ``∩_k conv(X_k)`` is empty, see `prove_infeasible()`)."""
     B, n = q.shape
     m = dec.num_blocks
     cm = dec.problem.compiled
@@ -309,7 +310,7 @@ def lagrangian_bound(
     which an instance stops. ``smoothing`` (in ``[0, 1)``): Wentges' weight of the best
     multipliers in the pricing point (0: plain Dantzig–Wolfe). ``solver``: the block solvers, as
     for ``dec.dual``. ``time_limit``: seconds for the whole batch. See the module docstring;
-    ``dec.dual(..., step="master")`` runs the same algorithm and returns a :class:`DualResult`.
+    ``dec.dual(..., step="master")`` runs the same algorithm and returns a [`DualResult`][ldopt.DualResult].
     """
     checks.instance("dec", dec, Decomposition, "an ldopt.Decomposition (ldopt.decompose(problem))")
     c, _ = dec.problem.check_costs(costs)

@@ -136,7 +136,7 @@ class DualResult:
     _ARRAYS = ("lam", "main", "main_x", "run_bounds", "history", "primal_objective", "primal_x")
 
     def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """The result as arrays and a JSON-able header (see :mod:`ldopt.cache`)."""
+        """The result as arrays and a JSON-able header (see [`ldopt.cache`][ldopt.cache])."""
         arrays = {k: getattr(self, k) for k in self._ARRAYS if not (k == "main" and self.mode == "shared")}
         header = dict(
             sense=self.sense,
@@ -150,7 +150,7 @@ class DualResult:
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], header: dict[str, Any]) -> DualResult:
-        """The result saved by :meth:`to_arrays`."""
+        """The result saved by `to_arrays()`."""
         main = arrays["lam"] if header["mode"] == "shared" else arrays["main"]
         return cls(
             sense=header["sense"],

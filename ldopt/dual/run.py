@@ -1,4 +1,4 @@
-"""One subgradient run over a chunk of instances, for any :mod:`form <.forms>` (max form).
+"""One subgradient run over a chunk of instances, for any `form` (max form).
 
 Every instance has its own step sizes and stops on its own (its bound within ``tol`` of the best
 primal value, or a zero subgradient), so the result does not depend on how instances are batched

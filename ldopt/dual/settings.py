@@ -45,7 +45,7 @@ def _start(name: str, value: Any) -> float | Start:
 
 @dataclass(frozen=True)
 class DualSettings:
-    """How :func:`ldopt.dual.solve_dual` optimises the multipliers (see its docstring).
+    """How [`ldopt.dual.solve_dual()`][ldopt.dual.solve_dual] optimises the multipliers (see its docstring).
 
     ``mode``: ``"shared"`` (one symmetric solve for every decomposition), ``"independent"`` (the
     paper's one μ-form run per decomposition) or ``"joint"`` (one μ-form run whose per-block

@@ -108,7 +108,7 @@ def _master_chunk(
     warm: np.ndarray | None,
     t0: float,
 ) -> DualResult:
-    """``step="master"``: the dual optimum by column generation (:mod:`.master`). Every run of every
+    """``step="master"``: the dual optimum by column generation (`master`). Every run of every
     mode has that optimum, so it is computed once and stored in the mode's layout: decomposition
     ``d`` gets ``λ_k = λ*_k`` for every block (independent: ``μ_k = −λ*_k``; joint: ``ν_k = −λ*_k``)."""
     p = dec.problem
@@ -159,7 +159,7 @@ def _in_worker(
 
 
 def _warm_start(dec: Decomposition, warm: Any, mode: str, count: int) -> np.ndarray | None:
-    """``warm`` (a :class:`DualResult` of ``mode`` for ``count`` instances, or ``None``) as the
+    """``warm`` (a [`DualResult`][ldopt.DualResult] of ``mode`` for ``count`` instances, or ``None``) as the
     multipliers to start from, in the max form."""
     if warm is None:
         return None
@@ -205,12 +205,12 @@ def solve_dual(
     solves an iteration). ``iterations`` caps the subgradient steps (per run); an instance stops
     early once its bound is within ``tol`` (relative) of the best primal value or its copies
     agree. ``step``: ``"polyak"``, ``"adam"`` (the reference's, ``lr`` 0.01), ``"master"``: the
-    exact dual optimum by column generation (:mod:`ldopt.dual.master`; ``iterations`` caps its
+    exact dual optimum by column generation (`ldopt.dual.master`; ``iterations`` caps its
     pricing rounds), which needs no primal value and is the one rule that converges where no
     feasible point is found (flow, fixed-charge and lot-sizing rows); every mode then stores the
     same optimum for every decomposition — or ``"auto"``: ``"master"`` where every block is narrow
-    (at most :data:`~ldopt.dual.master.MASTER_WIDTH` variables), else ``"polyak"``
-    (:func:`~ldopt.dual.master.resolve_step`; the result's ``step`` names the rule used). ``solver``: one
+    (at most [`MASTER_WIDTH`][ldopt.dual.master.MASTER_WIDTH] variables), else ``"polyak"``
+    ([`resolve_step()`][ldopt.dual.master.resolve_step]; the result's ``step`` names the rule used). ``solver``: one
     name for every block, a list with one per block, or ``{block: name}`` (``"auto"``: an exact
     oracle where one fits). ``time_limit``: seconds per chunk. ``mu0="symmetric"`` starts the μ-form
     runs where the shared solve starts (every block's objective ``q/m``) instead of at ``μ = 1``,

@@ -1,4 +1,4 @@
-"""Exact oracles for single-block subproblems; :func:`fit_oracle` picks the first that fits."""
+"""Exact oracles for single-block subproblems; [`fit_oracle()`][ldopt.oracles.fit_oracle] picks the first that fits."""
 
 from __future__ import annotations
 

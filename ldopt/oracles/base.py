@@ -1,6 +1,6 @@
 """Exact structure-exploiting oracles for single-block subproblems ``max λ·x over one block``.
 
-An oracle is built from a block's compiled form when its structure fits (:meth:`Oracle.fit`
+An oracle is built from a block's compiled form when its structure fits ([`Oracle.fit()`][ldopt.oracles.base.Oracle.fit]
 returns ``None`` otherwise, with no error) and solves a whole batch of objectives at once. An
 oracle that can meet instances it does not finish (a state limit, a bound that binds) hands them
 to its ``fallback``, which the block sets to a registry solver.

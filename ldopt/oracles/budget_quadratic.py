@@ -4,7 +4,7 @@ Fits ``max v·x  s.t.  lo <= a·x <= hi,  x'Px <= R,  0 <= x (<= u)`` with ``a >
 variable and ``P`` positive definite: the paper's portfolio (budget ``1·x = 1`` and risk) solved
 whole. Relaxing the linear row with a multiplier ``ν`` leaves the quadratic row's problem
 ``max (v − νa)·x  s.t.  x'Px <= R, x >= 0``, solved exactly by
-:class:`~ldopt.oracles.quadratic.QuadraticRowOracle`. Its maximiser ``x(ν)`` is unique and ``a·x(ν)``
+[`QuadraticRowOracle`][ldopt.oracles.quadratic.QuadraticRowOracle]. Its maximiser ``x(ν)`` is unique and ``a·x(ν)``
 does not increase with ``ν``, so the optimal ``ν`` is the root of ``a·x(ν) = lo`` or ``hi``
 (Brent's method on a bracket), or ``ν = 0`` when ``x(0)`` already meets the row. Where ``a·x(ν)``
 jumps over the side (at ``ν = max v_j/a_j`` the maximiser leaves 0 for the ellipsoid's surface) the
@@ -16,10 +16,10 @@ held), ``x_S ∝ y_S = P_SS⁻¹(v_S − ν a_S)`` is affine in ``ν``, and both
 ``x'Px = R``) fix ``ν`` in closed form: with ``y0 = P_SS⁻¹ v_S``, ``y1 = P_SS⁻¹ a_S``, ``p = a·y0``,
 ``q = a·y1`` and ``B = v·y0 − p²/q``, ``a·y = u = side·sqrt(B / (R − side²/q))``, ``ν = (p − u)/q`` and
 ``x_S = (side/u) y_S``. The support is then corrected by block principal pivoting
-(:mod:`ldopt.oracles.pivoting`): held assets with ``y_j < 0`` leave, others whose reduced return
+(`ldopt.oracles.pivoting`): held assets with ``y_j < 0`` leave, others whose reduced return
 ``(Py − v + νa)_j`` is negative enter, until the KKT conditions hold — about three
 more supports from that of the unrestricted solution (``S`` = every asset, with ``P``'s own factor),
-each missing few assets and so solved through ``P⁻¹`` (:class:`~ldopt.oracles.pivoting.SupportSolver`):
+each missing few assets and so solved through ``P⁻¹`` (`SupportSolver`):
 0.6 ms an instance at n = 200 and 2.8 ms at n = 400 against 14 and 110 ms for Brent's ten NNLS
 solves (``benchmarks/bench_oracles.py``). A support that does not settle, or
 a solution with the risk row slack, goes on to Brent's method.
@@ -76,7 +76,8 @@ class BudgetQuadraticOracle(Oracle):
     @classmethod
     def fit(cls, block: CompiledModel) -> BudgetQuadraticOracle | None:
         """An oracle if ``block`` has exactly one linear row with positive coefficients on every
-        variable and one quadratic row that :class:`QuadraticRowOracle` fits, else ``None``."""
+        variable and one quadratic row that [`QuadraticRowOracle`][ldopt.oracles.QuadraticRowOracle] fits, else
+        ``None``."""
         if len(block.rows) != 2 or (block.var_type != "C").any():
             return None
         quad = [r for r in block.rows if r.is_quadratic]

@@ -8,8 +8,8 @@ row becomes a 0-1 knapsack over nonnegative weights:
   (``y_j = (u_j − l_j) − y'_j``), so every weight is ``|a_j|``;
 * a general integer ``y_j ∈ [0, r]`` is split into binary items of multiplicity ``1, 2, 4, …``
   and a remainder (every value ``0..r`` stays reachable, each exactly once as a sum);
-* the knapsack is solved by the expanding core (:mod:`.knapsack_core`, whose cost does not grow
-  with the capacity) or, for small tables ``N·cap``, by dynamic programming (:mod:`.knapsack_dp`).
+* the knapsack is solved by the expanding core (`knapsack_core`, whose cost does not grow
+  with the capacity) or, for small tables ``N·cap``, by dynamic programming (`knapsack_dp`).
 
 Real coefficients are accepted (the core works with real weights, with a capacity slack of
 ``1e-9`` relative); integer ones are exact. An instance the core gives up on (more than

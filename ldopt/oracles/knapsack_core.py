@@ -26,7 +26,7 @@ fallback, so memory stays bounded whatever the capacity.
 References: D. Pisinger, "A minimal algorithm for the 0-1 knapsack problem", Operations Research
 45(5), 1997; H. Kellerer, U. Pferschy, D. Pisinger, *Knapsack Problems*, Springer 2004, ch. 5.
 
-Length: :func:`core_range` is one numba kernel of about 250 lines on purpose — its state (eight
+Length: `core_range()` is one numba kernel of about 250 lines on purpose — its state (eight
 growable buffers, two interval stacks, the incumbent) lives in locals that a split would pass back
 and forth for every instance.
 """

@@ -1,6 +1,6 @@
 """Exact 0-1 knapsack by dynamic programming over capacities: O(N·cap) time, N·(cap+1) bytes.
 
-The kernel for rows whose table is small (:mod:`ldopt.oracles.knapsack` picks it where it beats
+The kernel for rows whose table is small (`ldopt.oracles.knapsack` picks it where it beats
 the expanding core, and uses it as an exact fallback). Integer weights ``w >= 0`` only; items with
 ``v_j <= 0`` are never worth taking and are skipped.
 """
@@ -80,7 +80,7 @@ def _dp_range(values: np.ndarray, weights: np.ndarray, cap: int, out: np.ndarray
 def knapsack_dp_batch(values: np.ndarray, weights: np.ndarray, cap: int) -> np.ndarray:
     """Exact 0/1 knapsack for each row of ``values`` (B, n) with shared ``weights`` >= 0, ``cap``.
 
-    The GIL-free kernel runs on :mod:`ldopt.threads` (fork-safe, unlike numba's OpenMP layer).
+    The GIL-free kernel runs on [`ldopt.threads`][ldopt.threads] (fork-safe, unlike numba's OpenMP layer).
     """
     values = np.ascontiguousarray(values, dtype=float)
     out = np.zeros(values.shape)

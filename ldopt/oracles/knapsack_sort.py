@@ -1,4 +1,4 @@
-"""Partial sorting for the expanding core (:mod:`.knapsack_core`): items ranked by decreasing
+"""Partial sorting for the expanding core (`knapsack_core`): items ranked by decreasing
 efficiency only where the core needs them. Three-way partitions (quickselect) leave unsorted
 intervals, ordered between them, on a stack; an interval is sorted when the core reaches it."""
 
@@ -79,7 +79,7 @@ def extend_right(item: np.ndarray, eff: np.ndarray, stack: np.ndarray, top: int,
 
 @nb.njit(cache=True, nogil=True)
 def extend_left(item: np.ndarray, eff: np.ndarray, stack: np.ndarray, top: int, S0: int) -> tuple[int, int]:
-    """Mirror image of :func:`extend_right` for the interval ending at ``S0``."""
+    """Mirror image of `extend_right()` for the interval ending at ``S0``."""
     hi = S0
     lo = stack[top - 1]
     top -= 1

@@ -7,11 +7,11 @@ variables with a few integer ones (a facility's capacity ``Σ_i d_i x_ij <= u_j 
 starts at its best bound for the ratio ``λ_j / a_j``; if the row is violated, the items with the
 worst ratio move first (or the best, to reach ``lo``). At most one ``y_j`` ends between its bounds.
 
-* :class:`LinearRowOracle` — continuous variables; or integer ones when every ``|a_j|`` on the row is
-  one ``α`` and the sides and bounds are whole multiples: the one ``y_j`` between bounds is then a
-  multiple of ``α`` too, so the solution is integral (a totally unimodular row).
-* :class:`MixedRowOracle` — continuous variables and integer ones with at most ``MAX_COMBOS``
-  combinations of values: each combination fixes the integers and leaves a continuous row, solved
+* [`LinearRowOracle`][ldopt.oracles.linear_row.LinearRowOracle] — continuous variables; or integer ones when every
+  ``|a_j|`` on the row is one ``α`` and the sides and bounds are whole multiples: the one ``y_j``
+  between bounds is then a multiple of ``α`` too, so the solution is integral (a totally unimodular row).
+* [`MixedRowOracle`][ldopt.oracles.linear_row.MixedRowOracle] — continuous variables and integer ones with at most
+  ``MAX_COMBOS`` combinations of values: each combination fixes the integers and leaves a continuous row, solved
   as above; the best combination wins, per instance.
 """
 

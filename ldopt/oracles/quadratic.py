@@ -5,7 +5,7 @@ in the row. Where some ``v_j > 0`` the row binds and ``x = sqrt(R / y'Py) y`` wi
 minimiser of ``½ y'Py − v·y`` over ``y >= 0`` (the KKT conditions of both problems agree up to the
 scale). On a support ``S`` that minimiser is ``y_S = P_SS⁻¹ v_S``, and it is optimal when
 ``y_S >= 0`` and every reduced return ``(Py − v)_j`` off ``S`` is ``>= 0``; block principal pivoting
-(:mod:`ldopt.oracles.pivoting`) finds that support from ``S = {j: v_j > 0}``, in two or three
+(`ldopt.oracles.pivoting`) finds that support from ``S = {j: v_j > 0}``, in two or three
 more supports on the portfolio (0.2 ms an instance at n = 200 and 1.0 ms at n = 400 on mixed-sign
 costs, against 1.8 and 17 ms for the nonnegative least-squares dual
 ``min_{α >= 0} ||L⁻¹(v + α)||`` with ``P = LL'``; ``benchmarks/bench_oracles.py``). A support

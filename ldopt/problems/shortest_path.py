@@ -69,7 +69,7 @@ def gen_data(
 
 
 def regions(grid: tuple[int, int], parts: int = 2) -> list[list[str]]:
-    """Blocks for :func:`ldopt.decompose`: the node rows in ``parts`` bands of consecutive grid rows.
+    """Blocks for [`ldopt.decompose()`][ldopt.decompose]: the node rows in ``parts`` bands of consecutive grid rows.
 
     One block per node (the default decomposition) shows each copy one node's arcs, and a path is
     only defined by all of them together; a band holds whole paths across it, so its block is a

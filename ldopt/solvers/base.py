@@ -1,8 +1,9 @@
 """The contract every solver backend implements.
 
-A backend is built once per compiled model (:meth:`Backend.build` returns a :class:`Session`);
-a session then solves many instances that differ only in the objective coefficients, without
-rebuilding anything. :meth:`Backend.availability` says *why* a backend cannot be used.
+A backend is built once per compiled model ([`Backend.build()`][ldopt.solvers.base.Backend.build] returns a
+[`Session`][ldopt.solvers.base.Session]); a session then solves many instances that differ only in
+the objective coefficients, without rebuilding anything.
+[`Backend.availability()`][ldopt.solvers.base.Backend.availability] says *why* a backend cannot be used.
 """
 
 from __future__ import annotations
@@ -109,7 +110,7 @@ class InstanceResult:
 
 @dataclass
 class Session(ABC):
-    """A model built once inside a solver; :meth:`solve` changes only the objective."""
+    """A model built once inside a solver; `solve()` changes only the objective."""
 
     model: CompiledModel
     options: SolverOptions
@@ -126,7 +127,7 @@ class Session(ABC):
 
 
 class Backend(ABC):
-    """A solver family registered by name (see :mod:`ldopt.solvers.registry`)."""
+    """A solver family registered by name (see `ldopt.solvers.registry`)."""
 
     name: str = ""
     handles_integer: bool = True

@@ -2,12 +2,14 @@
 
 A solver may return ``optimal`` with a point that violates the model it was given: HiGHS drops a
 row coefficient below its ``small_matrix_value`` (1e-9) and answers for the row without it; a
-backend may lose a row in translation. :func:`checked` wraps every session the registry opens, so
-such an answer is reported as :attr:`~ldopt.solvers.base.Status.VIOLATED` (with the row and the
+backend may lose a row in translation. [`checked()`][ldopt.solvers.checked.checked] wraps every session the registry
+opens, so such an answer is reported as `VIOLATED` (with the row and the
 amount), never as a solution.
 
-Tolerances follow the solvers' own: a row holds to ``ROW_TOL`` relative to the magnitude of its
-terms (``Σ|a_j x_j|``, its side, 1), a bound to ``ROW_TOL`` relative to the bound, integrality to
+Tolerances sit above the solvers' own, so that no answer they call feasible is refused: a row
+holds to ``ROW_TOL`` relative to the magnitude of its terms (``Σ|a_j x_j|``, its side, 1) — ten
+times Gurobi's default ``FeasibilityTol`` and HiGHS's ``mip_feasibility_tolerance`` (1e-6, both
+absolute on the scaled model) — a bound to ``ROW_TOL`` relative to the bound, integrality to
 ``INT_TOL`` (Gurobi's ``IntFeasTol``; HiGHS's is tighter).
 """
 
@@ -20,7 +22,7 @@ import numpy as np
 from ..compiled import CompiledModel
 from .base import HAS_SOLUTION, VIOLATED, InstanceResult, Session
 
-ROW_TOL = 1e-6
+ROW_TOL = 1e-5
 INT_TOL = 1e-5
 
 

@@ -1,6 +1,6 @@
 """``"oracle"``: a whole problem solved by the exact oracle that fits its rows, where one does.
 
-A problem whose rows form one block that an oracle of :mod:`ldopt.oracles` fits (one knapsack,
+A problem whose rows form one block that an oracle of [`ldopt.oracles`][ldopt.oracles] fits (one knapsack,
 covering or flow row; one convex quadratic row; the portfolio's budget and risk rows) needs no
 general solver. ``"auto"`` tries this backend first. An instance the oracle cannot finish (a bound
 that binds, an empty feasible set) is solved by the next solver of ``"auto"``'s order.

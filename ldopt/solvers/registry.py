@@ -57,7 +57,7 @@ def auto_order(model: CompiledModel) -> list[str]:
 
 def open_session(model: CompiledModel, name: str, options: SolverOptions) -> tuple[str, Session]:
     """Build a session of solver ``name`` (or the first usable one for ``"auto"``), its answers
-    checked against the model's rows and bounds (:mod:`ldopt.solvers.checked`)."""
+    checked against the model's rows and bounds ([`ldopt.solvers.checked`][ldopt.solvers.checked])."""
     if name == "auto":
         reasons = []
         for cand in auto_order(model):
