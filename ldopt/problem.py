@@ -203,9 +203,40 @@ class Problem:
         """Solve one cost vector ``(num_costs,)`` or a batch ``(B, num_costs)``.
 
         Exact by default (``gap=0``). Infeasible or unbounded instances are reported in
-        ``Solution.status`` (their rows of ``x`` are NaN); they do not stop the batch. ``start``
-        (``(num_vars,)`` or ``(B, num_vars)``, NaN rows ignored) gives MIP solvers a point to start
-        from, e.g. the previous solution of an instance whose costs changed a little.
+        ``Solution.status`` (their rows of ``x`` are NaN); they do not stop the batch. Every answer
+        is checked against the compiled rows and bounds (status ``"violated"`` where it fails).
+
+        Parameters
+        ----------
+        costs
+            One cost vector ``(num_costs,)`` or a batch ``(B, num_costs)``, in the order of
+            [`cost_names`][ldopt.Problem.cost_names].
+        solver
+            ``"highs"``, ``"gurobi"``, ``"cvxpy"``, ``"oracle"``, ``"pyomo:<name>"`` or ``"auto"`` (an
+            exact oracle where one fits the whole problem, then Gurobi where licensed, then HiGHS or
+            CVXPY).
+        time_limit
+            Seconds per instance, or ``None``; an instance stopped with an incumbent is
+            ``"feasible"`` (with its bound), without one ``"no_solution"``.
+        gap
+            Relative MIP gap at which to stop (0: exact).
+        threads
+            Solver threads, or ``None`` (the solver's default inside ldopt's pools: one).
+        verbose
+            Show the solver's log.
+        options
+            Solver-specific options passed as they are (e.g. ``{"presolve": "off"}`` for HiGHS).
+        progress
+            Show a progress bar over the instances.
+        start
+            ``(num_vars,)`` or ``(B, num_vars)``: a point per instance for MIP solvers to start from
+            (NaN rows ignored), e.g. the previous solution of an instance whose costs changed a little.
+
+        Returns
+        -------
+        Solution
+            ``x``, ``objective`` (``f(x, c)``), the solver's ``bound``, ``status``, ``time`` and
+            ``messages`` per instance.
         """
         c, _ = self.check_costs(costs)
         solver = checks.solver_name("solver", solver)

@@ -113,6 +113,31 @@ class LDLoss(nn.Module):
     ``scale="unit"`` divides by ``mean|λ_d|`` instead: I-MLE's noise ``σ`` is then relative to the
     main objective's own scale (the argmax is scale-free, so this is the same as ``σ·mean|λ_d|``);
     ``python benchmarks/bench_imle_noise.py`` measures the three against each other.
+
+    Parameters
+    ----------
+    dec
+        The decomposition whose main blocks it trains through (the dataset's).
+    method
+        ``"spo+"``, ``"imle"`` or ``"exact"`` (the closed form of one convex quadratic row over
+        continuous variables).
+    loss
+        ``"L1"`` (the main subproblem's regret) or ``"L2"`` (its decision priced by the true costs).
+    solver
+        The main-block solver: ``"auto"`` (the block's exact oracle when one fits), or a solver name.
+    n_samples
+        I-MLE's perturbation samples per instance.
+    sigma
+        I-MLE's noise scale.
+    lambd
+        I-MLE's interpolation step ``λ``.
+    distribution
+        I-MLE's noise law (a ``(shape) -> tensor`` sampler); ``None``: sum-of-gamma with ``κ = 5``,
+        re-seeded by ``fit``.
+    two_sides
+        I-MLE's two-sided (central) difference instead of the one-sided one.
+    scale
+        ``"none"``, ``"costs"`` or ``"unit"``: how each instance's main subproblem is rescaled (above).
     """
 
     def __init__(

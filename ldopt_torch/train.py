@@ -178,18 +178,71 @@ def fit(
     executor: Executor | None = None,
     progress: bool = True,
 ) -> FitResult:
-    """Train ``model`` (features → costs) on ``data`` with ``loss``; see the module docstring.
+    """Train ``model`` (features → costs) on ``data`` with ``loss``; the best model by validation regret.
 
-    ``val``: ``(features, costs)`` or a [`Validator`][ldopt_torch.Validator]; evaluated before training (epoch 0),
-    every ``eval_every`` epochs — or, with ``eval_interval``, after every ``eval_interval`` seconds
-    of training, or with ``eval_times``, once the training time passes each of those times — and
-    after the last. ``patience``: stop after that many validations without a better regret,
-    counted from the first model that beats the untrained one (epoch 0): early in training the
-    decisions can sit on a plateau while the loss still falls, and stopping there returns the
-    untrained model (the portfolio's MSE did so on one seed in ten, at 23% regret against 1.8%).
-    ``optimizer`` defaults to Adam(``lr``). ``on_validate(row, best_state)`` is called after every
-    validation with the history row and the best model's state so far. The model may live on any
-    device (a GPU): batches follow it, the oracles run on the CPU.
+    See the module docstring for budgets, times and determinism.
+
+    Parameters
+    ----------
+    model
+        A ``torch.nn.Module`` from features ``(B, p)`` to predicted costs ``(B, num_costs)``; it may
+        live on any device (a GPU): batches follow it, the oracles run on the CPU.
+    data
+        An [`LDDataset`][ldopt_torch.LDDataset] (LD losses) or [`OptDataset`][ldopt_torch.OptDataset]
+        (MSE and the full-problem baselines).
+    loss
+        One of ldopt's losses, called as ``loss(pred_costs, batch)``: [`LDLoss`][ldopt_torch.LDLoss],
+        [`MSELoss`][ldopt_torch.MSELoss], [`FullLoss`][ldopt_torch.FullLoss], ...
+    mode
+        ``"static"``: train on one decomposition's main block (``main``); ``"multiple"``: draw one of
+        the dataset's decompositions per epoch (LD losses only).
+    main
+        The main block of static mode; ``None``: the first of the dataset's decompositions that the
+        loss fits.
+    epochs
+        Epochs at most (the budget for quality claims, with ``patience``).
+    time_budget
+        Seconds of training at most, or ``None``; results then depend on the machine's load.
+    val
+        ``(features, costs)`` or a [`Validator`][ldopt_torch.Validator] of the same problem, or
+        ``None`` (no validation: the last model is returned). Evaluated before training (epoch 0),
+        on the schedule below and after the last epoch.
+    eval_every
+        Validate every this many epochs (unless ``eval_interval`` or ``eval_times`` is given).
+    optimizer
+        A ``torch.optim.Optimizer`` over ``model``'s parameters; ``None``: Adam with ``lr``.
+    eval_interval
+        Validate after every this many seconds of training instead.
+    eval_times
+        Validate once the training time passes each of these seconds instead.
+    patience
+        Stop after this many validations without a better regret, counted from the first model that
+        beats the untrained one (early in training the decisions can sit on a plateau while the loss
+        still falls; the portfolio's MSE once stopped there at 23% regret against 1.8%). ``None``:
+        never.
+    on_validate
+        Called as ``on_validate(row, best_state)`` after every validation with the history row and the
+        best model's state so far.
+    lr
+        Adam's learning rate when ``optimizer`` is ``None``.
+    batch_size
+        Instances per step.
+    solver
+        The solver of the validation decisions when ``val`` is ``(features, costs)``.
+    seed
+        Seeds the shuffling, the decomposition drawn per epoch and every loss's noise.
+    threads
+        Torch's threads while training (default 1; ``None`` leaves them as they are).
+    executor
+        A ``concurrent.futures.Executor`` for the validation solves, or ``None`` (this process's threads).
+    progress
+        Show a progress bar (``LDOPT_PROGRESS=0`` silences every bar).
+
+    Returns
+    -------
+    FitResult
+        The best model (loaded into ``model``), the per-validation history, the best epoch, its
+        validation regret, the training time to it and why training stopped.
     """
     budget = Budget(
         checks.positive_int("epochs", epochs),

@@ -105,3 +105,19 @@ def test_no_sphinx_roles_in_the_docstrings():
         if role.search(line)
     ]
     assert not found, f"Sphinx roles: {found[:10]}"
+
+
+# the callables whose every parameter has a numpy-style entry (mkdocstrings renders them as tables)
+DOCUMENTED = [ldopt.Problem.solve, ldopt.dual.solve_dual, ldopt_torch.fit, ldopt_torch.LDLoss]
+
+
+@pytest.mark.parametrize("obj", DOCUMENTED, ids=lambda o: o.__qualname__)
+def test_every_parameter_has_an_entry(obj):
+    doc = inspect.getdoc(obj) or ""
+    assert "Parameters\n----------\n" in doc, f"{obj.__qualname__}: no Parameters section"
+    section = doc.split("Parameters\n----------\n", 1)[1]
+    section = re.split(r"\n(?:Returns|Raises|Examples)\n-+\n", section)[0]
+    named = {line.split(":")[0].strip() for line in section.splitlines() if line and not line.startswith(" ")}
+    signature = inspect.signature(obj.__init__ if inspect.isclass(obj) else obj)
+    wanted = {p for p in signature.parameters if p != "self"}
+    assert named == wanted, f"{obj.__qualname__}: undocumented {wanted - named}, unknown {named - wanted}"

@@ -199,31 +199,62 @@ def solve_dual(
 ) -> DualResult:
     """Optimise the multipliers of ``dec`` for each cost vector of ``costs``.
 
-    ``mode``: ``"shared"`` (default; one symmetric solve, the tightest bounds for the least work),
-    ``"independent"`` (``independent=True``: the paper's ``m`` runs from ``μ = mu0``) or
-    ``"joint"`` (one run from ``μ = mu0`` whose penalties serve every decomposition, ``2m`` block
-    solves an iteration). ``iterations`` caps the subgradient steps (per run); an instance stops
-    early once its bound is within ``tol`` (relative) of the best primal value or its copies
-    agree. ``step``: ``"polyak"``, ``"adam"`` (the reference's, ``lr`` 0.01), ``"master"``: the
-    exact dual optimum by column generation (`ldopt.dual.master`; ``iterations`` caps its
-    pricing rounds), which needs no primal value and is the one rule that converges where no
-    feasible point is found (flow, fixed-charge and lot-sizing rows); every mode then stores the
-    same optimum for every decomposition — or ``"auto"``: ``"master"`` where every block is narrow
-    (at most [`MASTER_WIDTH`][ldopt.dual.master.MASTER_WIDTH] variables), else ``"polyak"``
-    ([`resolve_step()`][ldopt.dual.master.resolve_step]; the result's ``step`` names the rule used). ``solver``: one
-    name for every block, a list with one per block, or ``{block: name}`` (``"auto"``: an exact
-    oracle where one fits). ``time_limit``: seconds per chunk. ``mu0="symmetric"`` starts the μ-form
-    runs where the shared solve starts (every block's objective ``q/m``) instead of at ``μ = 1``,
-    which on minimisations with many rows starts far from any bound. ``warm``: a result of the
-    same mode for as many instances to continue from, also on other costs (``mu0`` is then unused;
-    a shared result is first projected onto ``Σ_k λ_k = q(costs)``); with ``iterations=1`` this
-    prices the given multipliers for ``costs`` (bounds, main objectives and solutions).
+    Every instance has its own steps and stops on its own, so the answer depends neither on how the
+    instances are split (threads, ``executor``, ``chunk_size``) nor on a resumed ``checkpoint``.
 
-    Without ``executor`` the instances are split over this process's threads (``LDOPT_THREADS``,
-    default: every core); ``executor`` (any ``concurrent.futures.Executor``) spreads chunks of
-    ``chunk_size`` instances over its workers instead. ``checkpoint`` (a folder) saves every
-    finished chunk atomically and resumes from the chunks already there. The answer depends on
-    none of these.
+    Parameters
+    ----------
+    dec
+        The decomposition.
+    costs
+        One cost vector ``(num_costs,)`` or a batch ``(B, num_costs)``.
+    iterations
+        Subgradient steps at most per run (pricing rounds for ``step="master"``).
+    mode
+        ``"shared"`` (default: one symmetric solve, the tightest bounds for the least work),
+        ``"independent"`` (the paper's ``m`` runs from ``μ = mu0``) or ``"joint"`` (one run from
+        ``μ = mu0`` whose penalties serve every decomposition, ``2m`` block solves an iteration).
+    independent
+        ``True``: ``mode="independent"`` (the older spelling).
+    step
+        ``"polyak"``, ``"adam"`` (the reference's rule, ``lr`` 0.01), ``"master"`` (the exact dual
+        optimum by column generation, `ldopt.dual.master`: it needs no primal value and converges
+        where no feasible point is found — flow, fixed-charge and lot-sizing rows; every mode then
+        stores the same optimum for every decomposition) or ``"auto"``: ``"master"`` where every block
+        touches at most [`MASTER_WIDTH`][ldopt.dual.master.MASTER_WIDTH] variables, else ``"polyak"``
+        ([`resolve_step()`][ldopt.dual.master.resolve_step]; the result's ``step`` names the rule used).
+    lr
+        The step scale: Polyak's initial ``α`` or Adam's learning rate (``None``: the rule's default).
+    mu0
+        The μ-form runs' start: a number (the paper's 1) or ``"symmetric"`` (where the shared solve
+        starts, every block's objective ``q/m``, which on minimisations with many rows is far closer
+        to a bound).
+    tol
+        An instance stops once its bound is within this (relative) of the best primal value, or its
+        copies agree.
+    time_limit
+        Seconds per chunk of instances, or ``None``.
+    solver
+        The block solvers: one name for every block, a list with one per block, or
+        ``{block: name}`` (``"auto"``: an exact oracle where one fits).
+    executor
+        Any ``concurrent.futures.Executor`` to spread chunks of ``chunk_size`` instances over;
+        ``None``: this process's threads (``LDOPT_THREADS``, default every core).
+    chunk_size
+        Instances per chunk with an ``executor`` or a ``checkpoint`` (``None``: about eight chunks).
+    checkpoint
+        A folder where every finished chunk is saved atomically; a rerun resumes from it.
+    progress
+        Show a progress bar.
+    warm
+        A result of the same mode for as many instances to continue from, also on other costs
+        (``mu0`` is then unused; a shared result is first projected onto ``Σ_k λ_k = q(costs)``); with
+        ``iterations=1`` it prices those multipliers for ``costs``.
+
+    Returns
+    -------
+    DualResult
+        The multipliers, bounds (user's sense), main solutions, primal values and the history.
     """
     checks.instance("dec", dec, Decomposition, "an ldopt.Decomposition (ldopt.decompose(problem))")
     c, _ = dec.problem.check_costs(costs)
