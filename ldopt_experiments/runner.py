@@ -252,18 +252,20 @@ def _training_sets(
 def _warm_up(setup: Setup, specs: dict[str, MethodSpec], opts: RunOptions, ld_data: LDDataset | None) -> None:
     """Compile the LD losses' kernels (numba compiles on a kernel's first call, seconds on a fresh
     install) outside the timed training: one forward and backward pass of every LD method on one
-    instance of every decomposition it trains on."""
+    instance of every decomposition it will train on (static mode: its main block only)."""
     if ld_data is None:
         return
-    for spec in specs.values():
-        if spec.kind != "ld":
+    for spec in (s for s in specs.values() if s.kind == "ld"):
+        loss, mode = loss_for(spec, setup, opts.solver, opts.time_limit)
+        if not isinstance(loss, LDLoss):
             continue
-        loss, _ = loss_for(spec, setup, opts.solver, opts.time_limit)
-        for d in ld_data.decompositions:
-            if isinstance(loss, LDLoss) and loss.fits(d):
-                batch = next(iter(ld_data.view(d).batches(1, shuffle=False)))
-                pred = batch["costs"].clone().requires_grad_(True)
-                loss(pred, batch).backward()
+        ds = [d for d in ld_data.decompositions if loss.fits(d)]
+        if mode == "static":
+            ds = [setup.main] if setup.main in ds else ds[:1]
+        for d in ds:
+            batch = next(iter(ld_data.view(d).batches(1, shuffle=False)))
+            pred = batch["costs"].clone().requires_grad_(True)
+            loss(pred, batch).backward()
 
 
 def _one_run(
