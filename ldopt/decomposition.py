@@ -278,7 +278,25 @@ def install_dual_solver(solver: Callable[..., Any]) -> None:
 
 
 def decompose(problem: Problem, blocks: Any = None) -> Decomposition:
-    """Decompose ``problem``: one block per row (default), per component, or given groups."""
+    """Decompose ``problem`` into constraint blocks (see the module docstring).
+
+    A block that leaves a variable unbounded gets the bounds the whole model implies for it
+    (`ldopt.implied_bounds`; ``dec.describe()`` lists them); a variable the whole model leaves
+    unbounded is refused.
+
+    Parameters
+    ----------
+    problem
+        The compiled problem ([`Problem.from_pyomo()`][ldopt.Problem.from_pyomo]).
+    blocks
+        ``None``: one block per row; ``"component"``: one per Pyomo constraint component; or a list
+        of groups, each a list of row indices, row names or component names (every row in one group).
+
+    Returns
+    -------
+    Decomposition
+        Its blocks, their subproblems and solvers; ``dec.dual(costs)`` optimises the multipliers.
+    """
     if not isinstance(problem, Problem):
         raise DecompositionError(f"problem: expected an ldopt.Problem, got {type(problem).__name__}")
     if problem.num_constraints == 0:

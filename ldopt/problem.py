@@ -39,7 +39,25 @@ class Problem:
     # construction -----------------------------------------------------------------------------
     @classmethod
     def from_pyomo(cls, model: Any, cost: Any) -> Problem:
-        """Compile ``model`` whose objective depends on the mutable Param ``cost``."""
+        """Compile ``model`` whose objective depends on the mutable Param ``cost``, once.
+
+        Parameters
+        ----------
+        model
+            A Pyomo ``ConcreteModel`` (an ``AbstractModel`` instantiated first): one active
+            objective linear in the variables with coefficients affine in ``cost``; linear or convex
+            quadratic constraints; integer variables with finite bounds. Apply ``gdp.bigm`` or
+            ``gdp.hull`` to disjunctions and ``core.logical_to_linear`` to logical constraints first.
+        cost
+            The mutable ``Param`` of ``model`` that varies per instance (e.g. ``model.c``); it may
+            appear in the objective only. Other mutable Params keep their values of this moment.
+
+        Returns
+        -------
+        Problem
+            The compiled problem; an unsupported model raises a
+            [`ModelError`][ldopt.ModelError] naming the component and the fix.
+        """
         return cls(compile_pyomo(model, cost))
 
     # shape ------------------------------------------------------------------------------------

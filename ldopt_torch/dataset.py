@@ -120,7 +120,39 @@ class LDDataset(_Base):
     ``cache``: a folder (file name from the key) or an ``.npz`` path; a second run with the same
     problem, costs and settings loads it instead of solving. While building, finished chunks of
     instances are saved beside it (``.chunks``), so an interrupted construction resumes; a cache
-    left half written by a killed process is rebuilt from those chunks.
+    left half written by a killed process is rebuilt from those chunks, and an unusable entry is
+    computed again with a warning.
+
+    Parameters
+    ----------
+    dec
+        The decomposition whose multipliers the training sets carry.
+    features
+        ``(B, p)`` features, one row per cost vector.
+    costs
+        ``(B, num_costs)`` true costs.
+    iterations
+        The dual's steps per run (``None``: 30 for the μ-forms, 300 for ``"shared"``).
+    decompositions
+        ``"all"`` or the main blocks ``d`` to build ``S^(d)`` for.
+    cache
+        A folder (the file name comes from the key) or an ``.npz`` path, or ``None``.
+    solver
+        The block solvers, as for ``dec.dual``.
+    step
+        The dual's step rule: ``"polyak"``, ``"adam"``, ``"master"`` or ``"auto"``.
+    independent
+        ``True``: ``mode="independent"`` (the older spelling).
+    mode
+        ``"joint"`` (default), ``"independent"`` or ``"shared"`` (see ``dec.dual``).
+    executor
+        A ``concurrent.futures.Executor`` for the dual solve, or ``None``.
+    progress
+        Show a progress bar.
+    dynamic
+        A [`DynamicMultipliers`][ldopt_torch.DynamicMultipliers], or ``None`` (fixed multipliers).
+    **dual_options
+        Further settings of the dual solve (``lr``, ``mu0``, ``tol``, ``time_limit``, ``chunk_size``).
     """
 
     def __init__(

@@ -108,7 +108,16 @@ def test_no_sphinx_roles_in_the_docstrings():
 
 
 # the callables whose every parameter has a numpy-style entry (mkdocstrings renders them as tables)
-DOCUMENTED = [ldopt.Problem.solve, ldopt.dual.solve_dual, ldopt_torch.fit, ldopt_torch.LDLoss]
+DOCUMENTED = [
+    ldopt.Problem.from_pyomo,
+    ldopt.Problem.solve,
+    ldopt.decompose,
+    ldopt.dual.solve_dual,
+    ldopt.lagrangian_bound,
+    ldopt_torch.fit,
+    ldopt_torch.LDLoss,
+    ldopt_torch.LDDataset,
+]
 
 
 @pytest.mark.parametrize("obj", DOCUMENTED, ids=lambda o: o.__qualname__)
@@ -119,5 +128,6 @@ def test_every_parameter_has_an_entry(obj):
     section = re.split(r"\n(?:Returns|Raises|Examples)\n-+\n", section)[0]
     named = {line.split(":")[0].strip() for line in section.splitlines() if line and not line.startswith(" ")}
     signature = inspect.signature(obj.__init__ if inspect.isclass(obj) else obj)
-    wanted = {p for p in signature.parameters if p != "self"}
+    stars = {inspect.Parameter.VAR_KEYWORD: "**", inspect.Parameter.VAR_POSITIONAL: "*"}
+    wanted = {stars.get(p.kind, "") + name for name, p in signature.parameters.items() if name != "self"}
     assert named == wanted, f"{obj.__qualname__}: undocumented {wanted - named}, unknown {named - wanted}"

@@ -305,12 +305,34 @@ def lagrangian_bound(
 ) -> LagrangianBound:
     """The exact Lagrangian dual bound ``LD*`` of ``dec`` for each cost vector, by column generation.
 
-    ``iterations``: pricing rounds at most (each solves every block once per instance and the
-    master LPs). ``tol``: the relative gap between the bound and the master's certificate at
-    which an instance stops. ``smoothing`` (in ``[0, 1)``): Wentges' weight of the best
-    multipliers in the pricing point (0: plain Dantzig–Wolfe). ``solver``: the block solvers, as
-    for ``dec.dual``. ``time_limit``: seconds for the whole batch. See the module docstring;
-    ``dec.dual(..., step="master")`` runs the same algorithm and returns a [`DualResult`][ldopt.DualResult].
+    See the module docstring; ``dec.dual(..., step="master")`` runs the same algorithm and returns a
+    [`DualResult`][ldopt.DualResult]. An instance without any point in ``∩_k conv(X_k)`` is proven
+    infeasible (``LagrangianBound.infeasible``).
+
+    Parameters
+    ----------
+    dec
+        The decomposition.
+    costs
+        One cost vector ``(num_costs,)`` or a batch ``(B, num_costs)``.
+    iterations
+        Pricing rounds at most (each solves every block once per instance and the master LPs).
+    tol
+        The relative gap between the bound and the master's certificate at which an instance stops.
+    smoothing
+        Wentges' weight of the best multipliers in the pricing point, in ``[0, 1)`` (0: plain
+        Dantzig–Wolfe).
+    solver
+        The block solvers, as for ``dec.dual``.
+    time_limit
+        Seconds for the whole batch, or ``None``.
+    progress
+        Show a progress bar.
+
+    Returns
+    -------
+    LagrangianBound
+        The bound (user's sense), its certificate, the multipliers and the per-instance counts.
     """
     checks.instance("dec", dec, Decomposition, "an ldopt.Decomposition (ldopt.decompose(problem))")
     c, _ = dec.problem.check_costs(costs)
