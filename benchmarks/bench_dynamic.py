@@ -24,9 +24,9 @@ import csv
 import json
 from pathlib import Path
 
+import ldopt_experiments as ex
 from ldopt_experiments.cli import dynamic_option
 from ldopt_experiments.results import load_rows, stem
-from ldopt_torch import experiment as ex
 
 BASELINE = "static"
 CONFIGS = [BASELINE, "10:5:0.5", "10:5:1", "10:5:0"]

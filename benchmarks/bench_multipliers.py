@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ldopt_torch import experiment as ex
+import ldopt_experiments as ex
 
 BASELINE = "independent:100"
 CONFIGS = ["independent:100", "independent:10", "independent:30", "joint:10", "joint:30", "joint:100", "shared:300"]

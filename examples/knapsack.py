@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import argparse
 
+import ldopt_experiments as experiment
 from ldopt_experiments.cli import integer_at_least, positive_number
-from ldopt_torch import experiment
 
 
 def main() -> None:

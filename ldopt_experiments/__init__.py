@@ -1,7 +1,9 @@
 """The experiment harness of ldopt (not the library): the paper's protocol, the runner, results,
-tables and plots, and the ``ldopt`` command line. Kept apart from ``ldopt`` and ``ldopt_torch``
-so the library holds no paper numbers, CSV plumbing or plotting."""
+tables and plots, and the ``ldopt`` command line (``python -m ldopt_experiments``). Kept apart from
+``ldopt`` and ``ldopt_torch``, which never import it, so the library holds no paper numbers, CSV
+plumbing or plotting."""
 
+from .cli import example, experiment_main, report
 from .curves import budget_curve, checkpoints
 from .methods import BASELINES, GRAMMAR, MethodSpec, label, parse_method
 from .paper import PAPER, paper
@@ -18,6 +20,8 @@ __all__ = [
     "Setup",
     "budget_curve",
     "checkpoints",
+    "example",
+    "experiment_main",
     "knapsack_setup",
     "label",
     "load_rows",
@@ -27,6 +31,7 @@ __all__ = [
     "paper_table",
     "parse_method",
     "portfolio_setup",
+    "report",
     "run",
     "save_rows",
     "stem",

@@ -1,4 +1,4 @@
-"""Command lines: ``ldopt experiment …`` (the runner; also ``python -m ldopt_torch.experiment …``)
+"""Command lines: ``ldopt experiment …`` (the runner; also ``python -m ldopt_experiments experiment …``)
 and ``ldopt table DIR`` (a saved run's table and plots, again).
 
 Length: [`experiment_parser()`][ldopt_experiments.cli.experiment_parser] declares every option with its help in one

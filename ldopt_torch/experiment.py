@@ -1,23 +1,34 @@
-"""``python -m ldopt_torch.experiment …``: the experiment runner under its old name.
+"""Deprecated: the experiment harness under its old name.
 
-The harness lives in `ldopt_experiments` (console script ``ldopt experiment …``); this module
-keeps the command and the names the examples and older scripts import from here.
+The harness lives in `ldopt_experiments` (``ldopt experiment …``, ``python -m ldopt_experiments
+experiment …``); the library does not import it. This module keeps ``python -m
+ldopt_torch.experiment …`` and the names older scripts import from here working, each with a
+``DeprecationWarning``: the harness is loaded only when one of them is used.
 """
 
 from __future__ import annotations
 
-from ldopt_experiments import *  # noqa: F403 - the harness's public names, under their old module
-from ldopt_experiments import __all__ as _names
-from ldopt_experiments.cli import example, report
-from ldopt_experiments.cli import experiment_main as _main
+import importlib
+import warnings
+from typing import Any
+
+_MOVED = "ldopt_torch.experiment is deprecated: use ldopt_experiments (python -m ldopt_experiments experiment …)"
 
 
 def main(argv: list[str] | None = None) -> list[dict]:
-    """The runner's command line (see ``ldopt experiment --help``)."""
-    return _main(argv, prog="python -m ldopt_torch.experiment")
+    """The runner's command line under its old name (see ``ldopt experiment --help``)."""
+    warnings.warn(_MOVED, DeprecationWarning, stacklevel=2)
+    cli = importlib.import_module("ldopt_experiments.cli")
+    return cli.experiment_main(argv, prog="python -m ldopt_torch.experiment")
 
 
-__all__ = [*_names, "example", "main", "report"]
+def __getattr__(name: str) -> Any:
+    harness = importlib.import_module("ldopt_experiments")
+    if name not in harness.__all__:
+        raise AttributeError(f"module 'ldopt_torch.experiment' has no attribute {name!r}")
+    warnings.warn(_MOVED, DeprecationWarning, stacklevel=2)
+    return getattr(harness, name)
+
 
 if __name__ == "__main__":
     main()

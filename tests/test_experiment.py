@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -14,8 +16,8 @@ pytest.importorskip("pyepo", reason="full-problem baselines run through PyEPO (p
 
 import ldopt  # noqa: E402
 import ldopt.optima as optima_module  # noqa: E402
+import ldopt_experiments as experiment  # noqa: E402
 from ldopt_experiments import cli, runner  # noqa: E402
-from ldopt_torch import experiment  # noqa: E402
 
 
 def test_mean_ci_matches_a_hand_computed_case():
@@ -137,12 +139,12 @@ def test_the_command_line_reports_an_ldopt_error_without_a_traceback(tmp_path, m
         cli.main(["experiment", "knapsack", "--size", "5", "--methods", "foo", "--quiet"])
     assert str(exit_.value.code).startswith("ldopt experiment: error: method: expected mse | spo+")
     with pytest.raises(ldopt.InputError, match="got 'foo'"):  # Python callers still get the exception
-        experiment.main(["knapsack", "--size", "5", "--methods", "foo", "--quiet"])
+        experiment.experiment_main(["knapsack", "--size", "5", "--methods", "foo", "--quiet"])
 
 
 def test_runner_end_to_end_on_a_tiny_knapsack(tmp_path):
     out = tmp_path / "run"
-    rows = experiment.main(
+    rows = experiment.experiment_main(
         [
             "knapsack",
             "--size",
@@ -207,7 +209,7 @@ def test_runner_passes_the_dual_options_to_the_training_sets(tmp_path):
     ]
     modes = ["shared", "independent", "joint"]
     for mode in modes:
-        experiment.main([*args, "--dual", mode, "--out", str(tmp_path / mode)])
+        experiment.experiment_main([*args, "--dual", mode, "--out", str(tmp_path / mode)])
     metas = [json.loads((tmp_path / k / "meta.json").read_text()) for k in modes]
     assert [m["dual"]["mode"] for m in metas] == modes
     # each run's training set was built (and cached) by its own kind of dual solve
@@ -231,7 +233,7 @@ def test_runner_resumes_an_interrupted_invocation(tmp_path, monkeypatch):
 
     monkeypatch.setattr(runner, "_one_run", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        experiment.main([*args, *methods, "--seeds", "0", "1"])
+        experiment.experiment_main([*args, *methods, "--seeds", "0", "1"])
     # the two finished runs are saved, in results.csv and the table too
     saved = experiment.load_rows(out / "results.csv")
     assert [(r["method"], int(r["seed"])) for r in saved] == [("mse", 0), ("ld:spo+:multiple:L1", 0)]
@@ -241,7 +243,7 @@ def test_runner_resumes_an_interrupted_invocation(tmp_path, monkeypatch):
     real_solve = optima_module.solve_many
     counting = lambda p, c, *a, **k: solved.append(len(c)) or real_solve(p, c, *a, **k)  # noqa: E731
     monkeypatch.setattr(optima_module, "solve_many", counting)
-    rows = experiment.main([*args, *methods, "--seeds", "0", "1", "--resume"])
+    rows = experiment.experiment_main([*args, *methods, "--seeds", "0", "1", "--resume"])
     assert calls == [("mse", 1), ("ld:spo+:multiple:L1", 1)]  # only the runs not saved
     assert len(rows) == 4 and len(experiment.load_rows(out / "results.csv")) == 4
     assert (out / "runs" / "knapsack10-mse-seed0.json").read_text() == first
@@ -257,25 +259,25 @@ def test_runner_resumes_an_interrupted_invocation(tmp_path, monkeypatch):
     (out / "meta.json").unlink()
     monkeypatch.setattr(runner, "_one_run", lambda *a: (_ for _ in ()).throw(KeyboardInterrupt))
     with pytest.raises(KeyboardInterrupt):
-        experiment.main([*args, *methods, "--seeds", "2"])
+        experiment.experiment_main([*args, *methods, "--seeds", "2"])
     with pytest.raises(ldopt.InputError, match="epochs: 2 there, 3 now"):
-        experiment.main([*[a if a != "2" else "3" for a in args], *methods, "--seeds", "2", "--resume"])
+        experiment.experiment_main([*[a if a != "2" else "3" for a in args], *methods, "--seeds", "2", "--resume"])
 
 
 def test_a_run_restores_rows_that_a_concurrent_invocation_overwrote(tmp_path):
     out = tmp_path / "run"
     args = ["knapsack", "--size", "10", "--train", "12", "--val", "5", "--test", "5", "--epochs", "2"]
     args += ["--iterations", "10", "--curve-instances", "0", "--methods", "mse", "--out", str(out), "--quiet"]
-    experiment.main([*args, "--seeds", "0", "1"])
+    experiment.experiment_main([*args, "--seeds", "0", "1"])
     saved = experiment.load_rows(out / "results.csv")
     experiment.save_rows(saved[:1], out / "results.csv")  # seed 1's row lost to a concurrent writer
-    experiment.main([*args, "--seeds", "2", "--resume"])
+    experiment.experiment_main([*args, "--seeds", "2", "--resume"])
     back = experiment.load_rows(out / "results.csv")
     assert sorted(int(r["seed"]) for r in back) == [0, 1, 2]
 
 
 def test_runner_portfolio_exact(tmp_path):
-    rows = experiment.main(
+    rows = experiment.experiment_main(
         [
             "portfolio",
             "--size",
@@ -321,7 +323,9 @@ def test_portfolio_static_rows_train_through_the_risk_block(tmp_path, monkeypatc
 
     monkeypatch.setattr(LDLoss, "per_instance", spy)
     args = ["portfolio", "--size", "8", "--train", "20", "--val", "8", "--test", "20", "--epochs", "2"]
-    experiment.main([*args, "--methods", "ld:spo+:static:L1", "--solver", "cvxpy", "--out", str(tmp_path), "--quiet"])
+    experiment.experiment_main(
+        [*args, "--methods", "ld:spo+:static:L1", "--solver", "cvxpy", "--out", str(tmp_path), "--quiet"]
+    )
     assert seen == {setup.main}
     header = json.loads(next((tmp_path / "cache").glob("lddata-*.json")).read_text())
     assert header["settings"]["mu0"] == "symmetric"
@@ -336,7 +340,7 @@ def test_runner_trains_every_new_family(tmp_path, family, size):
     out = tmp_path / family
     argv = [family, "--size", str(size), "--train", "20", "--val", "8", "--test", "10", "--epochs", "3"]
     argv += ["--methods", "mse", "ld:spo+:multiple:L1", "ld:imle:multiple:L2", "--dual", "shared"]
-    rows = experiment.main([*argv, "--iterations", "30", "--out", str(out), "--quiet"])
+    rows = experiment.experiment_main([*argv, "--iterations", "30", "--out", str(out), "--quiet"])
     assert [r["method"] for r in rows] == ["mse", "ld:spo+:multiple:L1", "ld:imle:multiple:L2"]
     assert all(np.isfinite(r["test_regret"]) and r["test_regret"] >= 0 for r in rows)
     assert f"{family} n={size}" in (out / "table.md").read_text()
@@ -349,5 +353,23 @@ def test_a_missing_optional_package_is_named_before_any_work(tmp_path, monkeypat
     out = tmp_path / "run"
     args = ["knapsack", "--size", "10", "--train", "12", "--val", "5", "--test", "5", "--epochs", "1", "--quiet"]
     with pytest.raises(ldopt.InputError, match=r"SPO\+ needs pyepo"):
-        experiment.main([*args, "--methods", "mse", "spo+", "--out", str(out)])
+        experiment.experiment_main([*args, "--methods", "mse", "spo+", "--out", str(out)])
     assert not out.exists()  # not even the output folder
+
+
+def test_the_library_never_imports_the_harness_and_the_old_name_still_works(tmp_path):
+    """``import ldopt, ldopt_torch`` loads nothing of ``ldopt_experiments``; ``ldopt_torch.experiment``
+    (deprecated) still gives the harness's names and command line, with a DeprecationWarning."""
+    probe = "import sys, ldopt, ldopt_torch; print(any(m.startswith('ldopt_experiments') for m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+    import ldopt_torch.experiment as old  # noqa: PLC0415 - the deprecated module under test
+
+    with pytest.warns(DeprecationWarning, match="use ldopt_experiments"):
+        assert old.knapsack_setup is experiment.knapsack_setup
+    with pytest.raises(AttributeError):
+        old.no_such_name  # noqa: B018
+    cmd = [sys.executable, "-m", "ldopt_torch.experiment", "--help"]
+    assert "ldopt_torch.experiment" in subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    cmd = [sys.executable, "-m", "ldopt_experiments", "experiment", "--help"]
+    assert "--methods" in subprocess.run(cmd, capture_output=True, text=True, check=True).stdout

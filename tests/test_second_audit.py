@@ -20,8 +20,8 @@ from ldopt.solvers import registry
 from ldopt.solvers.checked import CheckedSession, FeasibilityCheck
 
 torch = pytest.importorskip("torch", reason="the training checks need torch (pip install 'ldopt[torch]')")
+import ldopt_experiments as experiment  # noqa: E402
 import ldopt_torch as lt  # noqa: E402
-from ldopt_torch import experiment  # noqa: E402
 
 
 def _knap(bounds: tuple[float, float], cap: float = 4.5, domain=pyo.Integers, sense=pyo.maximize) -> pyo.ConcreteModel:
@@ -414,16 +414,16 @@ def test_cli_output_folders_that_cannot_hold_results_are_named(tmp_path):
     a_file = tmp_path / "file"
     a_file.write_text("not a folder")
     with pytest.raises(ldopt.OutputError, match="out: expected a folder, got the file"):
-        experiment.main([*base, "--out", str(a_file)])
+        experiment.experiment_main([*base, "--out", str(a_file)])
     out = tmp_path / "run"
-    experiment.main([*base, "--out", str(out)])
+    experiment.experiment_main([*base, "--out", str(out)])
     (out / "meta.json").write_text("{ not json")
     with pytest.raises(ldopt.OutputError, match=r"meta.json cannot be read as a JSON record"):
-        experiment.main([*base, "--out", str(out), "--resume"])
+        experiment.experiment_main([*base, "--out", str(out), "--resume"])
     (out / "meta.json").unlink()
     (out / "results.csv").write_text("problem,size\nknapsack,abc\n")
     with pytest.raises(ldopt.OutputError, match="is not a results table that ldopt wrote"):
-        experiment.main([*base, "--seeds", "1", "--out", str(out), "--resume"])
+        experiment.experiment_main([*base, "--seeds", "1", "--out", str(out), "--resume"])
 
 
 # 7. resuming with other data -------------------------------------------------------------------------------------
@@ -431,12 +431,12 @@ def test_resume_with_another_data_seed_or_row_count_is_refused(tmp_path):
     base = ["knapsack", "--size", "6", "--train", "6", "--val", "3", "--test", "3", "--epochs", "1"]
     base += ["--iterations", "3", "--curve-instances", "0", "--methods", "mse", "--seeds", "0", "--quiet"]
     out = tmp_path / "run"
-    experiment.main([*base, "--out", str(out)])
+    experiment.experiment_main([*base, "--out", str(out)])
     meta = json.loads((out / "meta.json").read_text())
     assert {"problem_digest", "data_digest"} <= set(meta)
     for other in (["--data-seed", "7"], ["--rows", "3"]):
         with pytest.raises(ldopt.InputError, match="digest"):
-            experiment.main([*base, *other, "--seeds", "1", "--out", str(out), "--resume"])
+            experiment.experiment_main([*base, *other, "--seeds", "1", "--out", str(out), "--resume"])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        experiment.main([*base, "--seeds", "1", "--out", str(out), "--resume"])  # the same data resumes
+        experiment.experiment_main([*base, "--seeds", "1", "--out", str(out), "--resume"])  # the same data resumes

@@ -68,12 +68,22 @@ class OracleSession(Session):
             self._fallback.close()
 
 
+Opener = Callable[[CompiledModel, SolverOptions], Session]
+
+
 class OracleBackend(Backend):
-    """Exact structure oracles for whole problems (see the module docstring)."""
+    """Exact structure oracles for whole problems (see the module docstring).
+
+    ``fallback(model, options)`` opens the session that solves an instance the oracle cannot
+    finish (the registry passes the next solver of ``"auto"``'s order): the registry depends on
+    this module, never the reverse."""
 
     name = "oracle"
     handles_integer = True
     handles_quadratic = True
+
+    def __init__(self, fallback: Opener) -> None:
+        self.fallback = fallback
 
     def installed(self) -> Availability:
         return Availability(True)
@@ -89,22 +99,7 @@ class OracleBackend(Backend):
         return Availability(True)
 
     def build(self, model: CompiledModel, options: SolverOptions) -> Session:
-        from .registry import auto_order, open_session  # noqa: PLC0415 - the registry imports this module
-
         oracle = _fit(model)
         if oracle is None:
             raise SolverUnavailableError(str(self.availability(model).reason))
-
-        def fallback() -> Session:
-            reasons = []
-            for name in auto_order(model):
-                if name != self.name:
-                    try:
-                        return open_session(model, name, options)[1]
-                    except SolverUnavailableError as exc:
-                        reasons.append(f"{name}: {exc}")
-            raise SolverUnavailableError(
-                f"oracle: an instance needs a fallback solver and none runs: {'; '.join(reasons)}"
-            )
-
-        return OracleSession(model, options, oracle, fallback)
+        return OracleSession(model, options, oracle, lambda: self.fallback(model, options))

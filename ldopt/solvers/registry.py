@@ -86,4 +86,19 @@ def availability(model: CompiledModel, name: str) -> Availability:
 register("highs", HighsBackend)
 register("gurobi", GurobiBackend)
 register("cvxpy", CvxpyBackend)
-register("oracle", OracleBackend)
+
+
+def _oracle_fallback(model: CompiledModel, options: SolverOptions) -> Session:
+    """The session for instances the whole-problem oracle cannot finish: the next solver of
+    ``"auto"``'s order that runs."""
+    reasons = []
+    for name in auto_order(model):
+        if name != "oracle":
+            try:
+                return open_session(model, name, options)[1]
+            except SolverUnavailableError as exc:
+                reasons.append(f"{name}: {exc}")
+    raise SolverUnavailableError(f"oracle: an instance needs a fallback solver and none runs: {'; '.join(reasons)}")
+
+
+register("oracle", lambda: OracleBackend(_oracle_fallback))
