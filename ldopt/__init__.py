@@ -18,6 +18,7 @@ from .errors import (
     TornCacheError,
     VariableError,
 )
+from .preflight import CheckReport, check
 from .problem import Problem
 from .solution import Solution
 from .solvers import Availability, SolverOptions, Status
@@ -28,6 +29,7 @@ __all__ = [
     "Availability",
     "Block",
     "CacheError",
+    "CheckReport",
     "ConstraintError",
     "CostParamError",
     "Decomposition",
@@ -48,6 +50,7 @@ __all__ = [
     "TornCacheError",
     "VariableError",
     "cache",
+    "check",
     "decompose",
     "lagrangian_bound",
     "parallel",
