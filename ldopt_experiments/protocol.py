@@ -26,7 +26,7 @@ class Setup:
     val: Split
     test: Split
     lr: float  # the protocol's learning rate for this family
-    main: int | None = None  # the static mode's main block (None: the first block the method fits)
+    main: int | None = None  # the static mode's main block (None: the first the method fits, if the blocks are alike)
     dual: dict[str, Any] = field(default_factory=dict)  # the LD training sets' dual options
 
 

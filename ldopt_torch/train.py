@@ -57,12 +57,13 @@ def _decompositions(data: Any, loss: nn.Module, mode: str, main: int | None) -> 
             f"loss and data: expected the same decomposition, got {loss.dec!r} and {data.dec!r} "
             "(another problem or other blocks)"
         )
-    fit_ds: list[int | None] = [d for d in data.decompositions if loss.fits(d)]
+    fits: list[int] = [d for d in data.decompositions if loss.fits(d)]
+    fit_ds: list[int | None] = list(fits)
     if not fit_ds:
         raise InputError(f"method {loss.method!r} fits none of the dataset's decompositions {data.decompositions}")
     if mode == "static":
         if main is None:
-            return [fit_ds[0]]
+            return [_default_main(data.dec, loss, fits)]
         if (
             isinstance(main, (bool, np.bool_))
             or not isinstance(main, (int, np.integer))
@@ -72,6 +73,21 @@ def _decompositions(data: Any, loss: nn.Module, mode: str, main: int | None) -> 
         loss._check_fit(int(main))
         return [int(main)]
     return fit_ds
+
+
+def _default_main(dec: Any, loss: LDLoss, candidates: list[int]) -> int:
+    """Static mode's main block when ``main`` is not given: the first candidate where every candidate
+    block is of one kind (solved alike, e.g. the MKP's knapsack rows); otherwise no choice is safe —
+    a block whose decision ignores the prediction (the portfolio's budget row picks a vertex
+    whatever the costs) trains nothing — and the caller must say which."""
+    kinds = {d: dec.block(d).solver(loss.solver).name for d in candidates}
+    if len(set(kinds.values())) <= 1:
+        return candidates[0]
+    shown = ", ".join(f"{d} ({dec.block(d).describe()}: {kinds[d]})" for d in candidates[:6])
+    raise InputError(
+        f"main: static mode needs main= when the blocks differ; expected one of {shown}"
+        f"{', …' if len(candidates) > 6 else ''} — the block whose decision the prediction should drive"
+    )
 
 
 @contextlib.contextmanager
@@ -198,7 +214,9 @@ def fit(
         the dataset's decompositions per epoch (LD losses only).
     main
         The main block of static mode; ``None``: the first of the dataset's decompositions that the
-        loss fits.
+        loss fits, where those blocks are alike (solved by one kind of oracle or solver); where they
+        differ no choice is safe (the portfolio's budget row decides the same vertex whatever the
+        prediction) and an ``InputError`` lists them.
     epochs
         Epochs at most (the budget for quality claims, with ``patience``).
     time_budget

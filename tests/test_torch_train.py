@@ -468,3 +468,18 @@ def test_exact_validation_depends_on_the_model_alone(mkp):
     timed = lt.Validator(dec.problem, *val, solver="highs", time_limit=5.0)
     timed(a)
     assert timed._start is not None and timed._start.shape == (len(val[1]), dec.num_vars)
+
+
+def test_static_mode_asks_for_main_where_the_blocks_differ():
+    """The portfolio's budget row (a vertex whatever the prediction) and risk row differ: static
+    mode without main= says so and lists them; the MKP's knapsack rows are alike: the first one."""
+    cov, F, C = portfolio.gen_data(30, 5, 8, deg=4, seed=2)
+    m = portfolio.build_model(cov)
+    dec = ldopt.decompose(ldopt.Problem.from_pyomo(m, m.c))
+    data = lt.LDDataset(dec, F[:20], C[:20], iterations=5, progress=False)
+    args = dict(mode="static", epochs=1, progress=False)
+    with pytest.raises(ldopt.InputError, match=r"static mode needs main=.*0 \(budget: linear-row\), 1 \(risk"):
+        lt.fit(_linear(F.shape[1], 8), data, lt.LDLoss(dec, "spo+"), **args)
+    assert lt.fit(_linear(F.shape[1], 8), data, lt.LDLoss(dec, "spo+"), main=1, **args).epochs == 1
+    # one candidate (the exact loss fits the risk row only): no question
+    assert lt.fit(_linear(F.shape[1], 8), data, lt.LDLoss(dec, "exact", "L2"), **args).epochs == 1
