@@ -122,7 +122,7 @@ DUAL_GAP = "**The dual without a primal**"
 EXACT = "Training on the exact multipliers"
 MULTIPLIERS = "## Which multipliers to train on"
 MULTIPLIERS_300 = "| multipliers at n = 300 |"
-DYNAMIC = "### Multipliers that follow the model"
+DYNAMIC = "## Multipliers that follow the model"
 NOISE = "I-MLE's noise has a fixed scale"
 L1, L2 = "ld:spo+:multiple:L1", "ld:imle:multiple:L2"
 
