@@ -1,10 +1,10 @@
-"""Which rows form each block (``decompose(p, blocks=...)``), and the check that every block's
-subproblem is bounded whatever its objective (its recession cone is {0})."""
+"""Which rows form each block (``decompose(p, blocks=...)``), and which variable sides leave a
+block's subproblem unbounded for some objective (the directions of its recession cone)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -12,9 +12,6 @@ from .compiled import CompiledModel, Row
 from .errors import DecompositionError
 from .problem import Problem
 from .solvers.base import OPTIMAL
-
-if TYPE_CHECKING:
-    from .decomposition import Block
 
 
 def groups_of(problem: Problem, blocks: Any) -> list[list[int]]:
@@ -105,15 +102,3 @@ def unbounded_sides(cm: CompiledModel) -> list[tuple[int, str]]:
         lam[r, j] = 1.0 if side == "upper" else -1.0
     sol = probe.solve(lam, solver="highs")
     return [d for r, d in enumerate(dirs) if sol.status[r] != OPTIMAL or sol.objective[r] > 1e-9]
-
-
-def check_bounded(block: Block) -> None:
-    """Raise if ``max λ·x`` over the block can be unbounded: its recession cone must be {0}."""
-    sides = unbounded_sides(block.compiled)
-    if sides:
-        j, side = sides[0]
-        raise DecompositionError(
-            f"block {block.index} ({block.describe()}) leaves variable '{block.compiled.var_names[j]}' "
-            f"unbounded {'above' if side == 'upper' else 'below'}; give it a finite bound or put a row bounding "
-            "it in this block"
-        )

@@ -33,10 +33,10 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .blocks import check_bounded, groups_of, unbounded_sides
+from .blocks import groups_of, unbounded_sides
 from .compiled import CompiledModel
 from .errors import DecompositionError, SolverUnavailableError
-from .implied_bounds import InferredBound, implied_bounds
+from .implied_bounds import InferredBound, implied_bounds, listing
 from .oracles import fit_oracle
 from .oracles.base import Oracle
 from .problem import Problem
@@ -186,8 +186,7 @@ class Decomposition:
             for ib in added:
                 (ub if ib.side == "upper" else lb)[ib.var] = ib.value
             self.blocks[k] = Block(k, b.rows, replace(b.compiled, var_lb=lb, var_ub=ub), self.problem)
-            self.inferred[k] = added
-            check_bounded(self.blocks[k])  # (bounded now: every side it lacked is bounded)
+            self.inferred[k] = added  # bounded now: a side the probe did not flag stays bounded with more bounds
 
     @property
     def key(self) -> str:
@@ -223,10 +222,8 @@ class Decomposition:
         lines = [f"{self!r}:"]
         for b, s in zip(self.blocks, self.block_solvers(solver), strict=True):
             lines.append(f"  block {b.index} [{b.describe()}] — {s.describe()}")
-            added = self.inferred.get(b.index, [])
-            if added:
-                more = f", … ({len(added)} bounds)" if len(added) > 3 else ""
-                lines.append(f"    bounds implied by the model: {', '.join(map(str, added[:3]))}{more}")
+            if b.index in self.inferred:
+                lines.append(f"    {listing(self.inferred[b.index])}")
         return "\n".join(lines)
 
     def block_solvers(self, solver: Any = "auto") -> list[BlockSolver]:

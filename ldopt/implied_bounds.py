@@ -44,6 +44,12 @@ class InferredBound:
         return f"{self.name} {op} {self.value:g} (from {self.source})"
 
 
+def listing(bounds: list[InferredBound]) -> str:
+    """``"bounds implied by the model: …"``, the first three and a count, as reports show them."""
+    more = f", … ({len(bounds)} bounds)" if len(bounds) > 3 else ""
+    return f"bounds implied by the model: {', '.join(map(str, bounds[:3]))}{more}"
+
+
 def _propagate(cm: CompiledModel) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Bounds by propagation over the linear rows, and for each bound the row that gave it (-1: declared)."""
     A = cm.linear_matrix().tocoo()

@@ -17,6 +17,7 @@ import numpy as np
 from . import checks
 from .decomposition import Block, Decomposition
 from .dual import lagrangian_bound, solve_dual
+from .implied_bounds import InferredBound, listing
 from .solvers.base import HAS_SOLUTION
 
 
@@ -49,7 +50,7 @@ class BlockReport:
     rows: str
     solver: str
     why: str = ""
-    inferred: list[str] = field(default_factory=list)
+    inferred: list[InferredBound] = field(default_factory=list)
 
 
 @dataclass
@@ -87,8 +88,7 @@ class CheckReport:
             why = f" (no exact oracle: {b.why})" if b.why else ""
             lines.append(f"  block {b.index} [{b.rows}] — {b.solver}{why}")
             if b.inferred:
-                more = f", … ({len(b.inferred)})" if len(b.inferred) > 3 else ""
-                lines.append(f"    bounds implied by the model: {', '.join(b.inferred[:3])}{more}")
+                lines.append(f"    {listing(b.inferred)}")
         proven = int(self.proven.sum())
         lines += [
             f"bounds on {len(self.optimum)} instances ({proven} optima proven), median distance to the optimum:",
@@ -126,7 +126,7 @@ def check(dec: Decomposition, costs: Any, *, time_limit: float = 10.0, progress:
     blocks = []
     for b, s in zip(dec.blocks, dec.block_solvers("auto"), strict=True):
         why = "" if s.oracle is not None else why_no_oracle(b)
-        blocks.append(BlockReport(b.index, b.describe(), s.name, why, [str(x) for x in dec.inferred.get(b.index, [])]))
+        blocks.append(BlockReport(b.index, b.describe(), s.name, why, dec.inferred.get(b.index, [])))
     sol = dec.problem.solve(c, solver="auto", time_limit=time_limit)
     solved = np.isin(sol.status, HAS_SOLUTION)
     default = solve_dual(dec, c, progress=progress)

@@ -3,12 +3,14 @@ decomposition, and standardised train / validation / test splits."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 import ldopt
+from ldopt.cache import digest
 from ldopt.problems import facility, knapsack, lot_sizing, portfolio, set_cover, shift_scheduling, shortest_path
 
 Split = tuple[np.ndarray, np.ndarray]  # (features, costs)
@@ -28,6 +30,11 @@ class Setup:
     lr: float  # the protocol's learning rate for this family
     main: int | None = None  # the static mode's main block (None: the first the method fits, if the blocks are alike)
     dual: dict[str, Any] = field(default_factory=dict)  # the LD training sets' dual options
+
+    @functools.cached_property
+    def data_digest(self) -> str:
+        """A content hash of the splits and the protocol's settings (a run's key; hashed once)."""
+        return digest(*self.train, *self.val, *self.test, self.main, self.lr, self.dual)
 
 
 def splits(F: np.ndarray, C: np.ndarray, n: tuple[int, int, int]) -> tuple[Split, Split, Split]:

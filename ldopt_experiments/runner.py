@@ -17,10 +17,11 @@ from typing import Any
 
 import torch
 
-from ldopt.cache import digest, write_text
+from ldopt.cache import write_text
 from ldopt.errors import InputError, OutputError
 from ldopt.regret import Optima, RegretReport, evaluate, optima
-from ldopt_torch import DynamicMultipliers, FitResult, LDDataset, LDLoss, OptDataset, Validator, fit
+from ldopt_torch import DynamicMultipliers, FitResult, LDDataset, OptDataset, Validator, fit
+from ldopt_torch.train import training_decompositions
 
 from .curves import budget_curve, checkpoints
 from .methods import MethodSpec, check_packages, loss_for, parse_method
@@ -175,7 +176,7 @@ def _settings(setup: Setup, opts: RunOptions) -> dict[str, Any]:
     instances = dict(train=len(setup.train[1]), val=len(setup.val[1]), test=len(setup.test[1]))
     fingerprints = dict(
         problem_digest=setup.dec.key,
-        data_digest=digest(*setup.train, *setup.val, *setup.test, setup.main, setup.lr, setup.dual),
+        data_digest=setup.data_digest,
     )
     return json.loads(json.dumps(dict(**instances, **fingerprints, **kept), default=str))
 
@@ -252,17 +253,14 @@ def _training_sets(
 def _warm_up(setup: Setup, specs: dict[str, MethodSpec], opts: RunOptions, ld_data: LDDataset | None) -> None:
     """Compile the LD losses' kernels (numba compiles on a kernel's first call, seconds on a fresh
     install) outside the timed training: one forward and backward pass of every LD method on one
-    instance of every decomposition it will train on (static mode: its main block only)."""
+    instance of every decomposition ``fit`` will train it on."""
     if ld_data is None:
         return
     for spec in (s for s in specs.values() if s.kind == "ld"):
         loss, mode = loss_for(spec, setup, opts.solver, opts.time_limit)
-        if not isinstance(loss, LDLoss):
-            continue
-        ds = [d for d in ld_data.decompositions if loss.fits(d)]
-        if mode == "static":
-            ds = [setup.main] if setup.main in ds else ds[:1]
-        for d in ds:
+        for d in training_decompositions(ld_data, loss, mode, setup.main):
+            if d is None:  # (an LD loss always trains through a main block)
+                continue
             batch = next(iter(ld_data.view(d).batches(1, shuffle=False)))
             pred = batch["costs"].clone().requires_grad_(True)
             loss(pred, batch).backward()

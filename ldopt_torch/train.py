@@ -44,7 +44,10 @@ from .validation import Validator
 MODES = ("static", "multiple")
 
 
-def _decompositions(data: Any, loss: nn.Module, mode: str, main: int | None) -> list[int | None]:
+def training_decompositions(data: Any, loss: nn.Module, mode: str, main: int | None) -> list[int | None]:
+    """The main blocks ``fit`` trains through: ``[None]`` for a loss on the full problem, else the
+    dataset's decompositions that ``loss`` fits (static mode: ``main``, or the default main block).
+    Raises ``InputError`` for a loss and data that do not go together."""
     checks.choice("mode", mode, MODES)
     if not isinstance(loss, LDLoss):
         if mode == "multiple":
@@ -270,7 +273,7 @@ def fit(
     batch_size, seed = checks.positive_int("batch_size", batch_size), checks.nonnegative_int("seed", seed)
     patience, lr = checks.positive_int_or_none("patience", patience), checks.positive("lr", lr)
     _check_parts(model, data, loss, val, optimizer)
-    ds = _decompositions(data, loss, mode, main)
+    ds = training_decompositions(data, loss, mode, main)
     reseed = getattr(loss, "reseed", None)  # losses with noise (I-MLE) restart it from the seed
     if callable(reseed):
         reseed(seed)

@@ -37,6 +37,12 @@ class FeasibilityCheck:
         self.hi = np.array([r.hi for r in model.rows], dtype=float)
         self.quad = [(k, r.matrix, np.abs(r.matrix)) for k, r in enumerate(model.rows) if r.is_quadratic]
         self.integer = np.flatnonzero(model.var_type != "C")
+        # the tolerances' scales, fixed by the model: the bounds', and each row's finite sides
+        self.lb_tol = ROW_TOL * np.maximum(1.0, np.abs(model.var_lb))
+        self.ub_tol = ROW_TOL * np.maximum(1.0, np.abs(model.var_ub))
+        self.sides = np.where(np.isfinite(self.hi), np.abs(self.hi), 0.0) + np.where(
+            np.isfinite(self.lo), np.abs(self.lo), 0.0
+        )
 
     def worst(self, x: np.ndarray) -> tuple[float, str]:
         """The largest violation of ``x`` relative to its tolerance (≤ 1 holds), and what it is."""
@@ -45,8 +51,8 @@ class FeasibilityCheck:
             return np.inf, "the solution has NaN or infinite entries"
         worst, what = 0.0, ""
         with np.errstate(invalid="ignore"):  # an infinite bound: inf / inf, never violated
-            below = np.nan_to_num((cm.var_lb - x) / (ROW_TOL * np.maximum(1.0, np.abs(cm.var_lb))), nan=-np.inf)
-            above = np.nan_to_num((x - cm.var_ub) / (ROW_TOL * np.maximum(1.0, np.abs(cm.var_ub))), nan=-np.inf)
+            below = np.nan_to_num((cm.var_lb - x) / self.lb_tol, nan=-np.inf)
+            above = np.nan_to_num((x - cm.var_ub) / self.ub_tol, nan=-np.inf)
         for ratio, side in ((below, "lower"), (above, "upper")):
             j = int(np.argmax(ratio)) if len(ratio) else 0
             if len(ratio) and ratio[j] > worst:
@@ -57,11 +63,8 @@ class FeasibilityCheck:
             for k, P, absP in self.quad:
                 act[k] += x @ P @ x
                 mag[k] += np.abs(x) @ absP @ np.abs(x)
-            sides = np.where(np.isfinite(self.hi), np.abs(self.hi), 0.0) + np.where(
-                np.isfinite(self.lo), np.abs(self.lo), 0.0
-            )
             viol = np.maximum(self.lo - act, act - self.hi)
-            ratio = viol / (ROW_TOL * np.maximum(1.0, np.maximum(mag, sides)))
+            ratio = viol / (ROW_TOL * np.maximum(1.0, np.maximum(mag, self.sides)))
             k = int(np.argmax(ratio))
             if ratio[k] > worst:
                 worst, what = float(ratio[k]), f"row '{cm.rows[k].name}' by {viol[k]:.3g}"
