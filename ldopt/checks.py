@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -125,8 +126,6 @@ def instance(name: str, value: Any, cls: type[T], what: str, fix: str = "") -> T
 
 def executor_or_none(name: str, value: Any) -> Any:
     """A ``concurrent.futures.Executor`` (e.g. ``ldopt.parallel.local_pool()``), or ``None``."""
-    from concurrent.futures import Executor  # noqa: PLC0415 - only this check needs it
-
     if value is not None and not isinstance(value, Executor):
         raise InputError(
             f"{name}: expected a concurrent.futures.Executor (ldopt.parallel.local_pool(), "

@@ -18,11 +18,14 @@ decomposer refuses it, naming it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
+import scipy.sparse as sp
 
 from .compiled import CompiledModel
+from .problem import Problem
+from .solvers.base import OPTIMAL
 
 _PASSES = 50
 _TOL = 1e-9
@@ -105,15 +108,10 @@ def _propagate(cm: CompiledModel) -> tuple[np.ndarray, np.ndarray, np.ndarray, n
 
 def _lp_bound(cm: CompiledModel, j: int, upper: bool, lb: np.ndarray, ub: np.ndarray) -> float:
     """``max x_j`` (``upper``) or ``min x_j`` over the LP relaxation of every row; ±inf if unbounded."""
-    from dataclasses import replace  # noqa: PLC0415
-
-    from .problem import Problem  # noqa: PLC0415 - the problem module is heavier than this one
-    from .solvers.base import OPTIMAL  # noqa: PLC0415
-
     n = cm.num_vars
     relaxed = replace(
         cm, var_lb=lb.copy(), var_ub=ub.copy(), var_type=np.full(n, "C"), sense="max",
-        q0=np.zeros(n), Q=_identity(n), k0=0.0, r=np.zeros(n), cost_keys=list(range(n)),
+        q0=np.zeros(n), Q=sp.identity(n, format="csr"), k0=0.0, r=np.zeros(n), cost_keys=list(range(n)),
     )  # fmt: skip
     direction = np.zeros(n)
     direction[j] = 1.0 if upper else -1.0
@@ -121,12 +119,6 @@ def _lp_bound(cm: CompiledModel, j: int, upper: bool, lb: np.ndarray, ub: np.nda
     if sol.status[0] != OPTIMAL:
         return np.inf if upper else -np.inf
     return float(sol.objective[0]) if upper else -float(sol.objective[0])
-
-
-def _identity(n: int) -> object:
-    import scipy.sparse as sp  # noqa: PLC0415
-
-    return sp.identity(n, format="csr")
 
 
 def implied_bounds(cm: CompiledModel, needed: list[tuple[int, str]]) -> list[InferredBound]:
