@@ -80,7 +80,7 @@ def main() -> None:
                 out = lt.fit(
                     model,
                     data,
-                    lt.LDLoss(s.dec, "imle", **{"loss": "L2", **kw}),
+                    lt.LDLoss(s.dec, lt.IMLE(**kw), "L2"),
                     mode="multiple",
                     epochs=a.epochs,
                     val=val,

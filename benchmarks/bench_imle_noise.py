@@ -56,7 +56,7 @@ def main() -> None:
             for seed in a.seeds:
                 torch.manual_seed(seed)
                 model = torch.nn.Linear(s.train[0].shape[1], s.problem.num_costs)
-                loss = lt.LDLoss(s.dec, "imle", "L2", sigma=float(sigma), scale=scale)
+                loss = lt.LDLoss(s.dec, lt.IMLE(sigma=float(sigma)), "L2", scale=scale)
                 fit = lt.fit(
                     model,
                     data,

@@ -2,11 +2,12 @@
 
 Names: ``mse``; ``spo+``, ``imle`` (the full problem, PyEPO's losses over our adapter); ``cave``,
 ``cave+``, ``lava`` (solver-free, over the true optima; linear problems);
-``ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>[:scaled|:unit][:two][:lam<λ>]`` — the paper's LD
-methods (``:scaled`` rescales the main subproblem to the costs, [`ldopt_torch.LDLoss`][ldopt_torch.LDLoss]
-``scale="costs"``; ``:unit`` to its own scale, ``scale="unit"``: I-MLE's noise relative to it;
-``:two``: I-MLE's two-sided difference, ``two_sides=True``; ``:lam100``: I-MLE's target
-perturbation λ = 100 instead of the reference's 10).
+``ld:<surrogate>:<static|multiple>:<L1|L2>[:scaled|:unit][:two][:lam<λ>]`` — the paper's LD
+methods with any surrogate registered in [`SURROGATES`][ldopt_torch.surrogates.SURROGATES] (``spo+``,
+``imle``, ``fy``, ``exact``, and any a user defines). ``:scaled`` rescales the main subproblem to
+the costs ([`ldopt_torch.LDLoss`][ldopt_torch.LDLoss] ``scale="costs"``); ``:unit`` to its own
+scale (``scale="unit"``: I-MLE's noise relative to it); ``:two``: I-MLE's two-sided difference
+(``two_sides=True``); ``:lam100``: I-MLE's target perturbation λ = 100 instead of the reference's 10.
 """
 
 from __future__ import annotations
@@ -18,17 +19,15 @@ from typing import Any, Literal, cast, get_args
 from torch import nn
 
 from ldopt.errors import InputError
-from ldopt_torch import CaVELoss, FullLoss, LAVALoss, LDLoss, MSELoss
+from ldopt_torch import IMLE, SURROGATES, CaVELoss, FullLoss, LAVALoss, LDLoss, MSELoss
 
 Kind = Literal["mse", "spo+", "imle", "cave", "cave+", "lava", "ld"]
-LDMethod = Literal["spo+", "imle", "exact"]
 Mode = Literal["static", "multiple"]
 Loss = Literal["L1", "L2"]
 Scale = Literal["none", "costs", "unit"]  # LDLoss's scale
 BASELINES: tuple[str, ...] = ("mse", "spo+", "imle", "cave", "cave+", "lava")
 GRAMMAR = (
-    "mse | spo+ | imle | cave | cave+ | lava | "
-    "ld:<spo+|imle|exact>:<static|multiple>:<L1|L2>[:scaled|:unit][:two][:lam<λ>]"
+    "mse | spo+ | imle | cave | cave+ | lava | ld:<surrogate>:<static|multiple>:<L1|L2>[:scaled|:unit][:two][:lam<λ>]"
 )
 PAPER_LAMBDA = 10.0  # I-MLE's λ in the reference code (and LDLoss's default)
 SUFFIXES: dict[str, Scale] = {"scaled": "costs", "unit": "unit"}  # a method name's last part → its scale
@@ -41,7 +40,7 @@ class MethodSpec:
 
     name: str
     kind: Kind
-    method: LDMethod | None = None
+    method: str | None = None  # the surrogate's registered name
     mode: Mode = "static"
     loss: Loss | None = None
     scale: Scale = "none"  # ``:scaled`` → "costs", ``:unit`` → "unit"
@@ -55,7 +54,7 @@ class MethodSpec:
             return {"mse": "MSE", "spo+": "SPO+", "imle": "IMLE", "cave": "CaVE", "cave+": "CaVE+", "lava": "LAVA"}[
                 self.kind
             ]
-        m = {"spo+": "SPO+", "imle": "IMLE", "exact": "Exact"}[self.method or ""]
+        m = SURROGATES[self.method or ""].label
         suffix = {"none": "", "costs": ", scaled", "unit": ", unit"}[self.scale]
         if self.two_sides:
             suffix += ", two-sided"
@@ -95,7 +94,7 @@ def parse_method(name: str) -> MethodSpec:
     ok = (
         len(parts) >= 4
         and parts[0] == "ld"
-        and parts[1] in get_args(LDMethod)
+        and parts[1] in SURROGATES
         and parts[2] in get_args(Mode)
         and parts[3] in get_args(Loss)
         and len(extra) <= 1
@@ -103,9 +102,12 @@ def parse_method(name: str) -> MethodSpec:
         and ((lam is None and not two) or parts[1] == "imle")
     )
     if not ok:
-        raise InputError(f"method: expected {GRAMMAR} (:two and :lam only with imle), got {name!r}")
+        raise InputError(
+            f"method: expected {GRAMMAR} (surrogates: {', '.join(SURROGATES)}; :two and :lam only with imle), "
+            f"got {name!r}"
+        )
     scale: Scale = SUFFIXES[extra[0]] if extra else "none"
-    method, mode, loss = cast(LDMethod, parts[1]), cast(Mode, parts[2]), cast(Loss, parts[3])
+    method, mode, loss = parts[1], cast(Mode, parts[2]), cast(Loss, parts[3])
     return MethodSpec(name, "ld", method, mode, loss, scale, PAPER_LAMBDA if lam is None else lam, two)
 
 
@@ -143,6 +145,6 @@ def loss_for(spec: MethodSpec, setup: Any, solver: str, time_limit: float | None
         return CaVELoss(setup.problem, plus=spec.kind == "cave+"), "static"
     if spec.kind == "lava":
         return LAVALoss(setup.problem), "static"
-    method, lossname = spec.method or "spo+", spec.loss or "L1"
-    loss = LDLoss(setup.dec, method, lossname, scale=spec.scale, lambd=spec.lambd, two_sides=spec.two_sides)
-    return loss, spec.mode
+    method = spec.method or "spo+"
+    surrogate = IMLE(lambd=spec.lambd, two_sides=spec.two_sides) if method == "imle" else method
+    return LDLoss(setup.dec, surrogate, spec.loss or "L1", scale=spec.scale), spec.mode

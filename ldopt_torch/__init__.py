@@ -1,5 +1,6 @@
 """ldopt_torch: the PyTorch adapter of ldopt — LD training sets, differentiable layers, the
-paper's L1/L2 losses with SPO+, I-MLE and the exact closed form, and one trainer."""
+paper's L1/L2 losses with pluggable surrogates (SPO+, I-MLE, Fenchel–Young, the exact closed form),
+and one trainer."""
 
 from ldopt.regret import relative_regret
 
@@ -9,10 +10,11 @@ from .batches import LDBatch, OptBatch
 from .dataset import LDDataset
 from .dynamic import DynamicMultipliers
 from .fit_result import FitResult
-from .layers import QuadraticClosedForm, SumOfGamma, imle, spo_plus
+from .layers import Gaussian, QuadraticClosedForm, SumOfGamma, fenchel_young, imle, spo_plus
 from .loop import TrainingError
 from .losses import LDLoss, method_fits
 from .optdataset import OptDataset
+from .surrogates import IMLE, SURROGATES, Exact, FenchelYoung, SPOPlus, Surrogate
 from .train import fit
 from .validation import Validator
 
@@ -26,11 +28,16 @@ def __getattr__(name: str):
 
 
 __all__ = [
+    "IMLE",
+    "SURROGATES",
     "BlockArgopt",
     "CaVELoss",
     "DynamicMultipliers",
+    "Exact",
+    "FenchelYoung",
     "FitResult",
     "FullLoss",
+    "Gaussian",
     "LAVALoss",
     "LDBatch",
     "LDDataset",
@@ -41,9 +48,12 @@ __all__ = [
     "ProblemArgopt",
     "PyEPOModel",
     "QuadraticClosedForm",
+    "SPOPlus",
     "SumOfGamma",
+    "Surrogate",
     "TrainingError",
     "Validator",
+    "fenchel_young",
     "fit",
     "imle",
     "method_fits",

@@ -1,9 +1,10 @@
-"""Differentiable layers over an argopt map: SPO+, implicit MLE, and the exact closed form of a
-linear objective over one convex quadratic row.
+"""Differentiable layers over an argopt map: SPO+, implicit MLE, the perturbed Fenchel–Young loss,
+and the exact closed form of a linear objective over one convex quadratic row.
 
-The SPO+ and I-MLE functions follow ``pyepo.func.SPOPlus`` and ``pyepo.func.implicitMLE``
-exactly (values and gradients, for both senses; tested against them), but call any argopt map —
-an LD main subproblem or the full problem — in a batch.
+The SPO+, I-MLE and Fenchel–Young functions follow ``pyepo.func.SPOPlus``,
+``pyepo.func.implicitMLE`` and ``pyepo.func.perturbedFenchelYoung`` exactly (values and gradients,
+for both senses; tested against them), but call any argopt map — an LD main subproblem or the full
+problem — in a batch.
 """
 
 from __future__ import annotations
@@ -90,6 +91,24 @@ class SumOfGamma:
         return ((out - math.log(self.n_iterations)) / self.kappa).to(device or "cpu")
 
 
+class Gaussian:
+    """Standard normal noise from a stream of its own (PyEPO's perturbed losses' law; for the same
+    ``seed`` the same draws as their per-device generator on the CPU), re-seeded by `reseed()`."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.generator: torch.Generator | None = None
+        if seed is not None:
+            self.reseed(seed)
+
+    def reseed(self, seed: int) -> None:
+        """Restart the stream from ``seed``."""
+        self.generator = torch.Generator().manual_seed(checks.nonnegative_int("seed", seed))
+
+    def sample(self, size: tuple[int, ...], *, device: Any = None, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+        """Noise of shape ``size`` from this stream."""
+        return torch.randn(size, dtype=dtype, generator=self.generator).to(device or "cpu")
+
+
 _DEFAULT_NOISE = SumOfGamma(5.0)  # the bare layer's: torch's global generator, fresh noise per call
 
 
@@ -144,6 +163,40 @@ def imle(
     torch's global generator."""
     distribution = distribution or _DEFAULT_NOISE
     return _IMLE.apply(pred, argopt, int(n_samples), float(sigma), float(lambd), distribution, bool(two_sides))
+
+
+class _FenchelYoung(torch.autograd.Function):
+    @staticmethod
+    def forward(
+        ctx: Any, pred: torch.Tensor, true_sol: torch.Tensor, argopt: Argopt, n_samples: int, sigma: float, noise: Any
+    ) -> torch.Tensor:
+        cp = pred.detach()
+        ptb = cp.unsqueeze(1) + sigma * noise.sample((cp.shape[0], n_samples, cp.shape[1]), dtype=cp.dtype).to(cp)
+        sols = argopt(ptb)
+        s = -1.0 if argopt.minimize else 1.0
+        ctx.save_for_backward(s * (sols.mean(1) - true_sol.detach()))
+        return s * ((ptb * sols).sum(-1).mean(1) - (cp * true_sol.detach()).sum(-1))
+
+    @staticmethod
+    def backward(ctx: Any, grad_out: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
+        (grad,) = ctx.saved_tensors
+        return grad_out.unsqueeze(-1) * grad, None, None, None, None, None
+
+
+def fenchel_young(
+    pred: torch.Tensor,
+    true_sol: torch.Tensor,
+    argopt: Argopt,
+    n_samples: int = 10,
+    sigma: float = 1.0,
+    noise: Any = None,
+) -> torch.Tensor:
+    """Per-instance perturbed Fenchel–Young loss ``(B,)`` (Berthet et al., 2020) of ``pred`` against
+    the decision ``true_sol``: ``s (E[(ĉ+σZ)·x*(ĉ+σZ)] − ĉ·x)`` with ``n_samples`` Gaussian draws
+    (``noise``: any ``sample(shape, dtype=)`` stream; ``None``: torch's global generator). Its
+    gradient is ``s (E[x*(ĉ+σZ)] − x)``; ``s = −1`` for a minimisation."""
+    noise = noise or Gaussian()
+    return _FenchelYoung.apply(pred, true_sol, argopt, int(n_samples), float(sigma), noise)
 
 
 class QuadraticClosedForm(torch.nn.Module):

@@ -11,29 +11,33 @@ solution, and a prediction ``ĉ`` gives the main objective ``w = λ_d + q(ĉ) �
 * L1 = ``s (λ_d·x_d − λ_d·x_d*(w))`` — the regret of the main subproblem (≥ 0);
 * L2 = ``s (q(c)·x_d − q(c)·x_d*(w))`` — the same decision priced by the true objective.
 
-``"spo+"`` trains on the SPO+ surrogate of these (target cost ``λ_d`` for L1, ``q(c)`` for L2,
-target decision ``x_d``); ``"imle"`` and ``"exact"`` differentiate ``x_d*(w)`` and plug it into the
-formulas above.
+A [surrogate][ldopt_torch.surrogates] makes them differentiable: ``"spo+"`` trains on the SPO+
+surrogate of these (target cost ``λ_d`` for L1, ``q(c)`` for L2, target decision ``x_d``);
+``"imle"`` and ``"exact"`` differentiate ``x_d*(w)`` and plug it into the formulas above; ``"fy"``
+is the perturbed Fenchel–Young loss against ``x_d``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import torch
 from torch import nn
 
 from ldopt import Decomposition, Problem, checks
+from ldopt.deprecation import alias, renamed
 from ldopt.errors import InputError
 
 from .argopt import BlockArgopt
 from .batches import Batch, LDBatch
-from .layers import QuadraticClosedForm, SumOfGamma, imle, spo_plus
+from .layers import QuadraticClosedForm
+from .surrogates import IMLE, SURROGATES, Exact, MainBlock, Surrogate, make_surrogate, regret
 
-METHODS = ("spo+", "imle", "exact")
 LOSSES = ("L1", "L2")
 SCALES = ("none", "costs", "unit")
+Target = Literal["L1", "L2"]
+Scale = Literal["none", "costs", "unit"]
 
 
 def _affine(problem: Problem) -> tuple[torch.Tensor | None, torch.Tensor]:
@@ -61,16 +65,11 @@ def check_finite(pred: torch.Tensor, batch: Batch, where: str = "") -> None:
         )
 
 
-def method_fits(dec: Decomposition, method: str, d: int) -> bool:
-    """Whether ``method`` applies with block ``d`` as the main block (``"exact"``: one convex
-    quadratic row with a positive definite matrix over continuous variables; others: any block)."""
-    if method != "exact":
-        return True
-    cm = dec.block(d).compiled
-    if len(cm.rows) != 1 or not cm.rows[0].is_quadratic or (cm.var_type != "C").any():
-        return False
-    P = cm.rows[0].matrix
-    return bool(np.linalg.eigvalsh(P)[0] > 1e-12 * max(1.0, float(np.abs(P).max())))
+def method_fits(dec: Decomposition, method: str | Surrogate, d: int) -> bool:
+    """Whether surrogate ``method`` (a registered name or an instance) applies with block ``d`` as
+    the main block (``"exact"``: one convex quadratic row with a positive definite matrix over
+    continuous variables; the others: any block)."""
+    return make_surrogate(method).fits(dec, d)
 
 
 class _Affine:
@@ -97,121 +96,110 @@ class _Affine:
 class LDLoss(nn.Module):
     """The paper's LD losses on a decomposition's main block (see the module docstring).
 
-    ``method``: ``"spo+"``, ``"imle"`` (defaults: the reference's 1 sample, σ 1, λ 10,
-    sum-of-gamma κ 5) or ``"exact"`` (closed form; fits a block of one convex quadratic row over
-    continuous variables). ``solver`` names the main-block solver (``"auto"``: the exact oracle
-    when one fits).
-
     ``scale="costs"`` rescales each instance's main subproblem (``w`` and ``λ_d``, hence L1) by
     ``s = mean|q(c)| / mean|λ_d|``. The argmax is unchanged, but fixed-size perturbations (I-MLE's
     σ and λ) then act at the scale of the costs, whatever point of the dual optimal face the
     multipliers came from: a shared dual solve started at ``λ = q(c)/m`` leaves ``λ_d`` about
-    ``m`` times smaller than the costs. Measured on the MKP (n = 100, seed 0, 30 s from a random
-    initialisation) it trains *worse* with the reference's σ and λ — LD(IMLE, multiple, L1 / L2)
-    15.0 / 18.2% against 13.9 / 2.60% unscaled — because the predictions start near 0, so the
-    scaled ``w ≈ −s·q(c)`` is far from any informative perturbation; hence off by default.
+    ``m`` times smaller than the costs. On the MKP it trains worse with the reference's σ and λ
+    (the predictions start near 0, so the scaled ``w ≈ −s·q(c)``), hence off by default.
     ``scale="unit"`` divides by ``mean|λ_d|`` instead: I-MLE's noise ``σ`` is then relative to the
-    main objective's own scale (the argmax is scale-free, so this is the same as ``σ·mean|λ_d|``);
-    ``python benchmarks/bench_imle_noise.py`` measures the three against each other.
+    main objective's own scale; ``python benchmarks/bench_imle_noise.py`` measures the three.
 
     Parameters
     ----------
     dec
         The decomposition whose main blocks it trains through (the dataset's).
-    method
-        ``"spo+"``, ``"imle"`` or ``"exact"`` (the closed form of one convex quadratic row over
-        continuous variables).
-    loss
-        ``"L1"`` (the main subproblem's regret) or ``"L2"`` (its decision priced by the true costs).
+    surrogate
+        How the main subproblem's regret is differentiated: a registered name — ``"spo+"``,
+        ``"imle"`` (the reference's 1 sample, σ 1, λ 10, sum-of-gamma κ 5), ``"fy"`` (perturbed
+        Fenchel–Young), ``"exact"`` (the closed form of one convex quadratic row over continuous
+        variables) — or a [`Surrogate`][ldopt_torch.surrogates.Surrogate] with its own settings,
+        e.g. ``lt.IMLE(lambd=100)``.
+    target
+        ``"L1"`` (the main subproblem's regret, priced by ``λ_d``) or ``"L2"`` (its decision priced
+        by the true costs ``q(c)``).
     solver
         The main-block solver: ``"auto"`` (the block's exact oracle when one fits), or a solver name.
-    n_samples
-        I-MLE's perturbation samples per instance.
-    sigma
-        I-MLE's noise scale.
-    lambd
-        I-MLE's interpolation step ``λ``.
-    distribution
-        I-MLE's noise law (a ``(shape) -> tensor`` sampler); ``None``: sum-of-gamma with ``κ = 5``,
-        re-seeded by ``fit``.
-    two_sides
-        I-MLE's two-sided (central) difference instead of the one-sided one.
     scale
         ``"none"``, ``"costs"`` or ``"unit"``: how each instance's main subproblem is rescaled (above).
+    method, loss
+        Deprecated spellings of ``surrogate`` and ``target``.
+    **imle_options
+        Deprecated: I-MLE's ``n_samples``, ``sigma``, ``lambd``, ``distribution`` and ``two_sides``,
+        now [`IMLE`][ldopt_torch.surrogates.IMLE]'s.
     """
 
     def __init__(
         self,
         dec: Decomposition,
-        method: str = "spo+",
-        loss: str = "L1",
+        surrogate: str | Surrogate = "spo+",
+        target: Target = "L1",
         *,
         solver: str = "auto",
-        n_samples: int = 1,
-        sigma: float = 1.0,
-        lambd: float = 10.0,
-        distribution: Any = None,
-        two_sides: bool = False,
-        scale: str = "none",
+        scale: Scale = "none",
+        method: str | None = None,
+        loss: str | None = None,
+        **imle_options: Any,
     ) -> None:
         super().__init__()
         checks.instance("dec", dec, Decomposition, "an ldopt.Decomposition (ldopt.decompose(problem))")
         self.dec = dec
-        self.method = checks.choice("method", method, METHODS)
-        self.loss = checks.choice("loss", loss, LOSSES)
+        surrogate = alias("surrogate", surrogate, "method", method, "surrogate=", default="spo+")
+        target = alias("target", target, "loss", loss, "target=", default="L1")
+        self.surrogate = _with_options(surrogate, imle_options)
+        self.target = checks.choice("target", target, LOSSES)
         self.scale = checks.choice("scale", scale, SCALES)
         self.solver = checks.solver_name("solver", solver)
-        self.imle_options = dict(
-            n_samples=checks.positive_int("n_samples", n_samples),
-            sigma=checks.positive("sigma", sigma),
-            lambd=checks.positive("lambd", lambd),
-            distribution=distribution,
-            two_sides=checks.boolean("two_sides", two_sides),
-        )
-        if method == "imle" and distribution is None:
-            self.imle_options["distribution"] = SumOfGamma(5.0, seed=0)  # fit() re-seeds it
         self.sign = dec.problem.sign
         self.affine = _Affine(dec.problem)
         self._argopt: dict[int, BlockArgopt] = {}
-        self._exact: dict[int, QuadraticClosedForm] = {}
+        self._exact = Exact()
         if not any(self.fits(d) for d in range(dec.num_blocks)):
             raise InputError(
-                f"method {method!r} fits no block of {dec!r}; it needs a block of one convex "
+                f"surrogate {self.method!r} fits no block of {dec!r}; it needs a block of one convex "
                 "quadratic row over continuous variables; use 'spo+' or 'imle'"
             )
 
+    @property
+    def method(self) -> str:
+        """The surrogate's registered name (``"spo+"``, ``"imle"``, ...)."""
+        return self.surrogate.name or type(self.surrogate).__name__
+
+    @property
+    def loss(self) -> str:
+        """``target`` (the older name)."""
+        return self.target
+
     def reseed(self, seed: int) -> None:
-        """Restart the noise stream (I-MLE) from ``seed``; [`fit()`][ldopt_torch.fit] calls it."""
-        dist = self.imle_options.get("distribution")
-        if dist is not None and hasattr(dist, "reseed"):
-            dist.reseed(seed)
+        """Restart the surrogate's noise (I-MLE, FY) from ``seed``; [`fit()`][ldopt_torch.fit] calls it."""
+        self.surrogate.reseed(seed)
 
     def __repr__(self) -> str:
         extra = "" if self.scale == "none" else f", scale={self.scale!r}"
-        return f"LDLoss(method={self.method!r}, loss={self.loss!r}{extra})"
+        return f"LDLoss(surrogate={self.surrogate!r}, target={self.target!r}{extra})"
 
-    # which blocks the method fits ---------------------------------------------------------
+    # which blocks the surrogate fits ------------------------------------------------------
     def fits(self, d: int) -> bool:
-        """Whether ``method`` can be used with block ``d`` as the main block."""
-        return method_fits(self.dec, self.method, d)
+        """Whether the surrogate can be used with block ``d`` as the main block."""
+        return self.surrogate.fits(self.dec, d)
 
     def methods_for(self, d: int) -> list[str]:
-        """The methods that fit block ``d`` as the main block."""
-        return [m for m in METHODS if method_fits(self.dec, m, d)]
+        """The registered surrogates that fit block ``d`` as the main block."""
+        return [name for name in SURROGATES if method_fits(self.dec, name, d)]
 
     def default_main(self, candidates: list[int] | None = None) -> int:
-        """The first block (among ``candidates``) the method fits."""
+        """The first block (among ``candidates``) the surrogate fits."""
         cands = list(range(self.dec.num_blocks)) if candidates is None else list(candidates)
         for d in cands:
             if self.fits(d):
                 return int(d)
-        raise InputError(f"method {self.method!r} fits none of the decompositions {cands}")
+        raise InputError(f"surrogate {self.method!r} fits none of the decompositions {cands}")
 
     def _check_fit(self, d: int) -> None:
         if not self.fits(d):
             raise InputError(
-                f"method {self.method!r} does not fit block {d} "
-                f"({self.dec.block(d).describe()}); methods that fit it: {self.methods_for(d)}"
+                f"surrogate {self.method!r} does not fit block {d} "
+                f"({self.dec.block(d).describe()}); surrogates that fit it: {self.methods_for(d)}"
             )
 
     def argopt(self, d: int) -> BlockArgopt:
@@ -222,12 +210,17 @@ class LDLoss(nn.Module):
 
     def exact_layer(self, d: int) -> QuadraticClosedForm:
         """The (cached) closed-form layer of quadratic main block ``d``."""
-        if d not in self._exact:
-            self._check_fit(d)
-            cm = self.dec.block(d).compiled
-            row = cm.rows[0]
-            self._exact[d] = QuadraticClosedForm(row.matrix, row.dense(cm.num_vars), row.hi, minimize=self.sign < 0)
-        return self._exact[d]
+        exact = self.surrogate if isinstance(self.surrogate, Exact) else self._exact
+        if not exact.fits(self.dec, d):
+            raise InputError(
+                f"block {d}: expected one convex quadratic row over continuous variables, got "
+                f"{self.dec.block(d).describe()}"
+            )
+        return exact.layer(self.dec, d)
+
+    def main_block(self, d: int) -> MainBlock:
+        """What the surrogate sees of main block ``d``."""
+        return MainBlock(self.dec, d, self.argopt(d), self.sign)
 
     # the losses -----------------------------------------------------------------------------
     def _parts(self, pred: torch.Tensor, batch: LDBatch, scaled: bool = True) -> tuple[torch.Tensor, ...]:
@@ -240,7 +233,7 @@ class LDLoss(nn.Module):
             w, lam = w * s, lam * s
             if self.scale == "unit":  # the whole main subproblem, L2's prices too: only σ's scale changes
                 qc = qc * s
-        target = lam if self.loss == "L1" else qc
+        target = lam if self.target == "L1" else qc
         return w, lam, xd, target
 
     def _groups(self, batch: LDBatch) -> list[tuple[int, torch.Tensor | slice]]:
@@ -260,17 +253,7 @@ class LDLoss(nn.Module):
         pieces = []
         for d, sel in self._groups(batch):
             self._check_fit(d)
-            wd, ld, xdd, td = w[sel], lam[sel], xd[sel], target[sel]
-            if self.method == "spo+":
-                val = spo_plus(wd, td, xdd, (td * xdd).sum(-1), self.argopt(d))
-            elif self.method == "imle":
-                xh = imle(wd, self.argopt(d), **self.imle_options)
-                val = self.sign * ((td * xdd).sum(-1) - (td * xh).sum(-1))
-            else:
-                layer = self.exact_layer(d)
-                ref = layer(ld).detach()
-                val = self.sign * ((td * ref).sum(-1) - (td * layer(wd)).sum(-1))
-            pieces.append((sel, val))
+            pieces.append((sel, self.surrogate(self.main_block(d), w[sel], lam[sel], xd[sel], target[sel])))
         if len(pieces) == 1:
             return pieces[0][1]
         index = torch.cat([torch.as_tensor(s) for s, _ in pieces]).to(w.device)  # several groups: index tensors
@@ -285,6 +268,21 @@ class LDLoss(nn.Module):
         w, _, xd, target = self._parts(pred_costs, batch, scaled=False)
         out = torch.empty(len(w), dtype=w.dtype, device=w.device)
         for d, sel in self._groups(batch):
-            xh = self.argopt(d)(w[sel])
-            out[sel] = self.sign * ((target[sel] * xd[sel]).sum(-1) - (target[sel] * xh).sum(-1))
+            out[sel] = regret(self.main_block(d), self.argopt(d)(w[sel]), xd[sel], target[sel])
         return out
+
+
+IMLE_OPTIONS = ("n_samples", "sigma", "lambd", "distribution", "two_sides")
+
+
+def _with_options(surrogate: Any, options: dict[str, Any]) -> Surrogate:
+    """The surrogate, built with the deprecated I-MLE keywords of ``LDLoss`` where given."""
+    unknown = sorted(set(options) - set(IMLE_OPTIONS))
+    if unknown:
+        raise InputError(f"LDLoss: expected keywords among surrogate, target, solver, scale, got {unknown}")
+    if not options:
+        return make_surrogate(surrogate)
+    renamed(f"LDLoss(..., {', '.join(f'{k}=' for k in sorted(options))})", "lt.IMLE(...) as the surrogate")
+    if surrogate != "imle":  # the older LDLoss took and ignored them with its other methods
+        return make_surrogate(surrogate)
+    return IMLE(**options)

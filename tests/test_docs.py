@@ -126,7 +126,8 @@ def test_every_parameter_has_an_entry(obj):
     assert "Parameters\n----------\n" in doc, f"{obj.__qualname__}: no Parameters section"
     section = doc.split("Parameters\n----------\n", 1)[1]
     section = re.split(r"\n(?:Returns|Raises|Examples)\n-+\n", section)[0]
-    named = {line.split(":")[0].strip() for line in section.splitlines() if line and not line.startswith(" ")}
+    entries = [line.split(":")[0] for line in section.splitlines() if line and not line.startswith(" ")]
+    named = {name.strip() for entry in entries for name in entry.split(",")}  # numpy style: "a, b"
     signature = inspect.signature(obj.__init__ if inspect.isclass(obj) else obj)
     stars = {inspect.Parameter.VAR_KEYWORD: "**", inspect.Parameter.VAR_POSITIONAL: "*"}
     wanted = {stars.get(p.kind, "") + name for name, p in signature.parameters.items() if name != "self"}

@@ -17,6 +17,7 @@ pytest.importorskip("pyepo", reason="full-problem baselines run through PyEPO (p
 import ldopt  # noqa: E402
 import ldopt.optima as optima_module  # noqa: E402
 import ldopt_experiments as experiment  # noqa: E402
+import ldopt_torch as lt  # noqa: E402
 import ldopt_torch.experiment as old  # noqa: E402 - the deprecated name, tested below
 from ldopt_experiments import cli, runner  # noqa: E402
 
@@ -32,7 +33,7 @@ def test_mean_ci_matches_a_hand_computed_case():
 def test_method_names_parse_and_reject():
     assert experiment.label("ld:imle:multiple:L2") == "LD(IMLE, multiple, L2)"
     assert experiment.parse_method("spo+").kind == "spo+"
-    with pytest.raises(ldopt.InputError, match="ld:<spo\\+\\|imle\\|exact>"):
+    with pytest.raises(ldopt.InputError, match="surrogates: spo\\+, imle, fy, exact"):
         experiment.parse_method("ld:spo:static:L1")
     assert experiment.parse_method("ld:imle:multiple:L1:scaled").scale == "costs"
     unit = experiment.parse_method("ld:imle:static:L2:unit")
@@ -64,8 +65,9 @@ def test_method_names_parse_and_reject():
 
     setup = knapsack_setup(8, train=4, val=2, test=2)
     loss, mode = loss_for(two, setup, "highs")
-    options = loss.imle_options
-    assert (mode, options["two_sides"], options["lambd"], loss.scale) == ("multiple", True, 100, "unit")
+    imle = loss.surrogate
+    assert isinstance(imle, lt.IMLE)
+    assert (mode, imle.two_sides, imle.lambd, loss.scale) == ("multiple", True, 100, "unit")
     # the paper's Table 1 (regret %, time to best s); a scaled variant is compared with its plain row
     assert experiment.paper("knapsack", 100, "ld:imle:multiple:L2") == (2.376, 5293)
     assert experiment.paper("knapsack", 100, "ld:imle:multiple:L1:scaled") == (2.807, 4813)

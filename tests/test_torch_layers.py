@@ -169,7 +169,8 @@ def test_l1_equals_l2_when_multipliers_are_zero(method):
     pred = torch.as_tensor(costs + np.random.default_rng(0).normal(0, 0.5, costs.shape), dtype=torch.float64)
     out = {}
     for L in ("L1", "L2"):
-        loss = lt.LDLoss(dec, method, L, distribution=sumGammaDistribution(kappa=5, seed=4))
+        surrogate = lt.IMLE(distribution=sumGammaDistribution(kappa=5, seed=4)) if method == "imle" else method
+        loss = lt.LDLoss(dec, surrogate, L)
         batch = _batch(dec, costs, q, d, loss.argopt(d))
         a = pred.clone().requires_grad_(True)
         v = loss.per_instance(a, batch)
@@ -250,7 +251,8 @@ def test_unit_scale_makes_imle_noise_relative_to_the_main_objective(loss_name):
         m = float(np.abs(r.main_objective(d)[i]).mean())
         out = []
         for scale, sigma in (("unit", 0.7), ("none", 0.7 * m)):
-            loss = lt.LDLoss(dec, "imle", loss_name, scale=scale, sigma=sigma, distribution=lt.SumOfGamma(5.0, seed=3))
+            imle = lt.IMLE(sigma=sigma, distribution=lt.SumOfGamma(5.0, seed=3))
+            loss = lt.LDLoss(dec, imle, loss_name, scale=scale)
             a = pred[i : i + 1].clone().requires_grad_(True)
             v = loss.per_instance(a, batch)
             v.sum().backward()
@@ -287,11 +289,11 @@ def test_loss_errors_say_what_fits():
     dec, data = mkp()
     with pytest.raises(ldopt.InputError, match="fits no block"):
         lt.LDLoss(dec, "exact")
-    with pytest.raises(ldopt.InputError, match="method: expected one of"):
+    with pytest.raises(ldopt.InputError, match="surrogate: expected one of"):
         lt.LDLoss(dec, "spo")
     pdec = portfolio_dec()[0]
     loss = lt.LDLoss(pdec, "exact")
-    with pytest.raises(ldopt.InputError, match=r"does not fit block 0.*\['spo\+', 'imle'\]"):
+    with pytest.raises(ldopt.InputError, match=r"does not fit block 0.*\['spo\+', 'imle', 'fy'\]"):
         loss._check_fit(0)
     sl = lt.LDLoss(dec, "spo+")
     batch = dict(
