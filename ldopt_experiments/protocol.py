@@ -4,14 +4,15 @@ decomposition, and standardised train / validation / test splits."""
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 import ldopt
+from ldopt import problems
 from ldopt.cache import digest
-from ldopt.problems import facility, knapsack, lot_sizing, portfolio, set_cover, shift_scheduling, shortest_path
+from ldopt.problems import knapsack
 
 Split = tuple[np.ndarray, np.ndarray]  # (features, costs)
 
@@ -69,86 +70,35 @@ def portfolio_setup(
     ``q(c)/m`` (``mu0="symmetric"``): the reference's ``μ = 1`` is ten times the returns
     (about 0.1), and 30 joint steps from it leave the bound 5.8 times the optimum.
     """
-    cov, feats, ret = portfolio.gen_data(train + val + test, 5, assets, deg=deg, seed=seed)
-    model = portfolio.build_model(cov)
-    p = ldopt.Problem.from_pyomo(model, model.c)
-    tr, va, te = splits(feats, ret.astype(float), (train, val, test))
-    dec = ldopt.decompose(p)
-    risk = next(k for k in range(dec.num_blocks) if [r.component for r in dec.block(k).compiled.rows] == ["risk"])
-    return Setup("portfolio", assets, p, dec, tr, va, te, lr=2e-3, main=risk, dual=dict(mu0="symmetric"))
+    fam = problems.family("portfolio")
+    inst = fam.instances(train + val + test, assets, deg=deg, seed=seed)
+    p = inst.problem()
+    dec = inst.decompose(p)
+    tr, va, te = splits(inst.features, inst.costs, (train, val, test))
+    return Setup("portfolio", assets, p, dec, tr, va, te, fam.lr, inst.main_block(dec), dict(mu0="symmetric"))
 
 
-def _setup(name: str, size: int, model: Any, F: np.ndarray, C: np.ndarray, n: tuple[int, int, int]) -> Setup:
-    p = ldopt.Problem.from_pyomo(model, model.c)
-    tr, va, te = splits(F, C.astype(float), n)
-    return Setup(name, size, p, ldopt.decompose(p), tr, va, te, lr=1e-2)
-
-
-def shortest_path_setup(
-    size: int = 5,
+def family_setup(
+    name: str,
+    size: int | None = None,
     train: int = 200,
     val: int = 50,
     test: int = 200,
     deg: int = 4,
     seed: int = 42,
-    regions: int | None = None,
 ) -> Setup:
-    """PyEPO's shortest path on a ``size × size`` grid (its data, noise half-width 0.5); one block
-    per node, or with ``regions=k`` one per band of grid rows
-    ([`ldopt.problems.shortest_path.regions()`][ldopt.problems.shortest_path.regions])."""
-    F, C = shortest_path.gen_data(train + val + test, 5, (size, size), deg=deg, noise_width=0.5, seed=seed)
-    s = _setup("shortest_path", size, shortest_path.build_model((size, size)), F, C, (train, val, test))
-    if regions is None:
-        return s
-    dec = ldopt.decompose(s.problem, blocks=shortest_path.regions((size, size), regions))
-    return replace(s, name="shortest_path_regions", dec=dec)
+    """The setup of a registered family ([`ldopt.problems.family()`][ldopt.problems.family.family]):
+    its instances, decomposition and main block, with standardised splits."""
+    fam = problems.family(name)
+    size = fam.size if size is None else size
+    inst = fam.instances(train + val + test, size, deg=deg, seed=seed)
+    p = inst.problem()
+    dec = inst.decompose(p)
+    tr, va, te = splits(inst.features, inst.costs, (train, val, test))
+    return Setup(name, size, p, dec, tr, va, te, lr=fam.lr, main=inst.main_block(dec))
 
 
-def shortest_path_regions_setup(
-    size: int = 5, train: int = 200, val: int = 50, test: int = 200, deg: int = 4, seed: int = 42
-) -> Setup:
-    """The shortest path with two regions (bands of grid rows) as blocks instead of single nodes."""
-    return shortest_path_setup(size, train, val, test, deg, seed, regions=2)
-
-
-def facility_setup(
-    size: int = 10, train: int = 200, val: int = 50, test: int = 200, deg: int = 4, seed: int = 42
-) -> Setup:
-    """Capacitated facility location: ``size`` customers, ``size // 2`` facilities."""
-    d = facility.gen_data(train + val + test, 5, facilities=max(2, size // 2), customers=size, deg=deg, seed=seed)
-    m = facility.build_model(d.demands, d.capacities, d.fixed_costs)
-    return _setup("facility", size, m, d.features, d.costs, (train, val, test))
-
-
-def shift_setup(size: int = 8, train: int = 200, val: int = 50, test: int = 200, deg: int = 4, seed: int = 42) -> Setup:
-    """Shift scheduling: ``size`` employees, a week of 3 shifts a day."""
-    d = shift_scheduling.gen_data(train + val + test, 5, employees=size, days=7, shifts=3, deg=deg, seed=seed)
-    m = shift_scheduling.build_model(d.requirements, d.most, d.least)
-    return _setup("shift_scheduling", size, m, d.features, d.costs, (train, val, test))
-
-
-def cover_setup(
-    size: int = 40, train: int = 200, val: int = 50, test: int = 200, deg: int = 4, seed: int = 42
-) -> Setup:
-    """Weighted set covering: ``size`` sets over ``3 size / 4`` elements."""
-    d = set_cover.gen_data(train + val + test, 5, sets=size, elements=max(1, 3 * size // 4), deg=deg, seed=seed)
-    return _setup("set_cover", size, set_cover.build_model(d.membership), d.features, d.costs, (train, val, test))
-
-
-def lot_sizing_setup(
-    size: int = 4, train: int = 200, val: int = 50, test: int = 200, deg: int = 4, seed: int = 42
-) -> Setup:
-    """Capacitated lot sizing with setup times: ``size`` items (at most 6) over 8 periods."""
-    d = lot_sizing.gen_data(train + val + test, 5, items=size, periods=8, deg=deg, seed=seed)
-    m = lot_sizing.build_model(d.demands, d.capacity, d.setup_times, d.setup_costs, d.holding_costs)
-    return _setup("lot_sizing", size, m, d.features, d.costs, (train, val, test))
-
-
+PROTOCOLS = ("knapsack", "portfolio")  # the paper's families: their own setups above (rows, multipliers)
 FAMILIES = {
-    "shortest_path": shortest_path_setup,
-    "shortest_path_regions": shortest_path_regions_setup,
-    "facility": facility_setup,
-    "shift_scheduling": shift_setup,
-    "set_cover": cover_setup,
-    "lot_sizing": lot_sizing_setup,
-}
+    name: functools.partial(family_setup, name) for name in problems.FAMILIES if name not in PROTOCOLS
+}  # the other registered families, by name: FAMILIES[name](size=..., train=..., seed=...)

@@ -24,6 +24,7 @@ import numpy as np
 from .. import checks
 from ..errors import InputError
 from .cost_map import polynomial
+from .family import Family, Instances, register
 
 
 @dataclass
@@ -100,3 +101,11 @@ def build_model(demands: Any, capacities: Any, fixed_costs: Any, cover: bool = T
     if cover:
         m.cover = pyo.Constraint(expr=sum(float(u[j]) * m.y[j] for j in m.J) >= float(d.sum()))
     return m
+
+
+def _instances(num_data: int, size: int, deg: int, seed: int) -> Instances:
+    d = gen_data(num_data, 5, facilities=max(2, size // 2), customers=size, deg=deg, seed=seed)
+    return Instances(build_model(d.demands, d.capacities, d.fixed_costs), d.features, d.costs)
+
+
+FAMILY = register(Family("facility", _instances, 10, "capacitated facility location: size customers, size // 2 sites"))

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import checks
 from ..errors import InputError
+from .family import Family, Instances, register
 
 
 def _check_sizes(**sizes: Any) -> None:
@@ -102,3 +103,11 @@ def build_model(weights: Any, capacities: Any) -> Any:
         rule=lambda mdl, k: sum(float(W[k, j]) * mdl.x[j] for j in mdl.I if W[k, j] != 0) <= float(b[k]),
     )
     return model
+
+
+def _instances(num_data: int, size: int, deg: int, seed: int) -> Instances:
+    d = protocol_data(num_data, size, deg=deg, seed=seed)
+    return Instances(build_model(d.weights, d.capacities), d.features, d.costs)
+
+
+FAMILY = register(Family("knapsack", _instances, 100, "the paper's multi-dimensional knapsack: size items, 10 rows"))

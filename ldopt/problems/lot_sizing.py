@@ -30,6 +30,7 @@ import numpy as np
 from .. import checks
 from ..errors import InputError
 from .cost_map import polynomial
+from .family import Family, Instances, register
 
 
 @dataclass
@@ -136,3 +137,12 @@ def build_model(demands: Any, capacity: Any, setup_times: Any, setup_costs: Any,
         m.T, rule=lambda mm, t: sum(mm.x[i, t] + float(tau[i]) * mm.y[i, t] for i in mm.I) <= float(u)
     )
     return m
+
+
+def _instances(num_data: int, size: int, deg: int, seed: int) -> Instances:
+    d = gen_data(num_data, 5, items=size, periods=8, deg=deg, seed=seed)
+    m = build_model(d.demands, d.capacity, d.setup_times, d.setup_costs, d.holding_costs)
+    return Instances(m, d.features, d.costs)
+
+
+FAMILY = register(Family("lot_sizing", _instances, 4, "capacitated lot sizing with setup times: size items, 8 periods"))

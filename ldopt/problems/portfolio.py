@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from .family import Family, Instances, register
 from .knapsack import _check_deg
 
 GAMMA = 2.25
@@ -69,3 +70,11 @@ def build_model(cov: Any, gamma: float = GAMMA) -> Any:
         <= risk_level(S, gamma)
     )
     return model
+
+
+def _instances(num_data: int, size: int, deg: int, seed: int) -> Instances:
+    cov, feats, ret = gen_data(num_data, 5, size, deg=deg, seed=seed)
+    return Instances(build_model(cov), feats, ret, main="risk")
+
+
+FAMILY = register(Family("portfolio", _instances, 50, "the paper's Markowitz portfolio: size assets", lr=2e-3))

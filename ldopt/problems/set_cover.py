@@ -19,6 +19,7 @@ import numpy as np
 from .. import checks
 from ..errors import InputError
 from .cost_map import polynomial
+from .family import Family, Instances, register
 
 
 @dataclass
@@ -83,3 +84,11 @@ def build_model(membership: Any) -> Any:
     m.obj = pyo.Objective(expr=sum(m.c[j] * m.x[j] for j in m.J), sense=pyo.minimize)
     m.cover = pyo.Constraint(m.I, rule=lambda mm, i: sum(mm.x[j] for j in np.flatnonzero(a[i]).tolist()) >= 1)
     return m
+
+
+def _instances(num_data: int, size: int, deg: int, seed: int) -> Instances:
+    d = gen_data(num_data, 5, sets=size, elements=max(1, 3 * size // 4), deg=deg, seed=seed)
+    return Instances(build_model(d.membership), d.features, d.costs)
+
+
+FAMILY = register(Family("set_cover", _instances, 40, "weighted set covering: size sets over 3 size / 4 elements"))

@@ -27,6 +27,7 @@ import numpy as np
 from .. import checks
 from ..errors import InputError
 from .cost_map import polynomial
+from .family import Family, Instances, register
 
 
 @dataclass
@@ -133,3 +134,11 @@ def build_model(requirements: Any, most: Any, least: Any) -> Any:
     m.most = pyo.Constraint(m.E, rule=lambda mm, e: sum(mm.x[e, d, t] for d in mm.D for t in mm.T) <= float(hi[e]))
     m.least = pyo.Constraint(m.E, rule=lambda mm, e: sum(mm.x[e, d, t] for d in mm.D for t in mm.T) >= float(lo[e]))
     return m
+
+
+def _instances(num_data: int, size: int, deg: int, seed: int) -> Instances:
+    d = gen_data(num_data, 5, employees=size, days=7, shifts=3, deg=deg, seed=seed)
+    return Instances(build_model(d.requirements, d.most, d.least), d.features, d.costs)
+
+
+FAMILY = register(Family("shift_scheduling", _instances, 8, "shift scheduling: size employees, 7 days of 3 shifts"))

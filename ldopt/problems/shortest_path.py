@@ -18,6 +18,7 @@ import numpy as np
 from .. import checks
 from ..errors import InputError
 from .cost_map import polynomial
+from .family import Family, Instances, register
 
 
 def _grid(grid: Any) -> tuple[int, int]:
@@ -108,3 +109,21 @@ def build_model(grid: tuple[int, int] = (5, 5), binary: bool = True) -> Any:
 
     m.node = pyo.Constraint(m.V, rule=conservation)
     return m
+
+
+def _instances(num_data: int, size: int, deg: int, seed: int, parts: int | None = None) -> Instances:
+    F, C = gen_data(num_data, 5, (size, size), deg=deg, noise_width=0.5, seed=seed)
+    blocks = None if parts is None else regions((size, size), parts)
+    return Instances(build_model((size, size)), F, C, blocks=blocks)
+
+
+def _two_regions(num_data: int, size: int, deg: int, seed: int) -> Instances:
+    return _instances(num_data, size, deg, seed, parts=2)
+
+
+FAMILY = register(
+    Family("shortest_path", _instances, 5, "PyEPO's shortest path on a size × size grid, a block per node")
+)
+REGIONS = register(
+    Family("shortest_path_regions", _two_regions, 5, "the shortest path with two bands of grid rows as blocks")
+)
