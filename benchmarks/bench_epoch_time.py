@@ -34,7 +34,7 @@ RESULTS = Path(__file__).parent / "results"
 
 def epoch_seconds(model, data, loss, epochs: int, mode: str = "static") -> float:
     m = copy.deepcopy(model)
-    out = lt.fit(m, data, loss, mode=mode, epochs=epochs, lr=1e-3, batch_size=32, progress=False)
+    out = lt.fit(m, data, loss, mode=mode, epochs=epochs, lr=1e-3, progress=False, options=lt.FitOptions(batch_size=32))
     return out.history[-1]["time"] / epochs
 
 

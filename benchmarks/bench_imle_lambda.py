@@ -84,12 +84,11 @@ def main() -> None:
                     mode="multiple",
                     epochs=a.epochs,
                     val=val,
-                    eval_every=a.eval_every,
-                    patience=a.patience,
                     lr=s.lr,
-                    solver="highs",
                     progress=False,
                     seed=seed,
+                    schedule=lt.Schedule(patience=a.patience, eval_every=a.eval_every),
+                    options=lt.FitOptions(solver="highs"),
                 )
                 with torch.no_grad():
                     pred = out.model(torch.as_tensor(s.test[0], dtype=torch.float32))

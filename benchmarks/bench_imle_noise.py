@@ -65,11 +65,10 @@ def main() -> None:
                     main=s.main if mode == "static" else None,
                     epochs=a.epochs,
                     val=val,
-                    eval_every=a.eval_every,
-                    patience=a.patience,
                     lr=s.lr,
                     seed=seed,
                     progress=False,
+                    schedule=lt.Schedule(patience=a.patience, eval_every=a.eval_every),
                 )
                 pred = fit.model(torch.as_tensor(s.test[0], dtype=torch.float32))
                 test = 100 * float(lt.relative_regret(s.problem, pred, s.test[1], solver="auto"))

@@ -89,12 +89,11 @@ def main() -> None:
             data,
             loss,
             mode=mode,
-            epochs=200,  # an epoch budget with early stopping: the same numbers on any machine load
+            epochs=200,
             val=(F[val], C[val]),
-            eval_every=2,
-            patience=10,
             lr=1e-2,
-            solver="highs",
+            schedule=lt.Schedule(patience=10, eval_every=2),
+            options=lt.FitOptions(solver="highs"),
         )
         with torch.no_grad():
             pred = out.model(torch.as_tensor(F[test], dtype=torch.float32))

@@ -20,7 +20,7 @@ import torch
 from ldopt.cache import write_text
 from ldopt.errors import InputError, OutputError
 from ldopt.regret import Optima, RegretReport, evaluate, optima
-from ldopt_torch import DynamicMultipliers, FitResult, LDDataset, OptDataset, Validator, fit
+from ldopt_torch import DynamicMultipliers, FitOptions, FitResult, LDDataset, OptDataset, Schedule, Validator, fit
 from ldopt_torch.train import training_decompositions
 
 from .curves import budget_curve, checkpoints
@@ -301,16 +301,18 @@ def _one_run(
             mode=mode,
             main=setup.main,  # fit reads it only for a static LD loss
             epochs=opts.epochs,
-            time_budget=train_budget,
             val=validator,
-            on_validate=keep,
-            eval_every=opts.eval_every or 1,
-            eval_times=times,
-            patience=opts.patience if opts.budget is None else None,
             lr=opts.lr or setup.lr,
             seed=seed,
-            solver=opts.solver,
             progress=opts.progress,
+            schedule=Schedule(
+                patience=opts.patience if opts.budget is None else None,
+                time_budget=train_budget,
+                eval_every=opts.eval_every or 1,
+                eval_times=times,
+                on_validate=keep,
+            ),
+            options=FitOptions(solver=opts.solver),
         ),
     )
     with torch.no_grad():

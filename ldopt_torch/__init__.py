@@ -10,6 +10,7 @@ from .batches import LDBatch, OptBatch
 from .dataset import LDDataset
 from .dynamic import DynamicMultipliers
 from .fit_result import FitResult
+from .fit_settings import FitOptions, Schedule
 from .layers import Gaussian, QuadraticClosedForm, SumOfGamma, fenchel_young, imle, spo_plus
 from .loop import TrainingError
 from .losses import LDLoss, method_fits
@@ -35,6 +36,7 @@ __all__ = [
     "DynamicMultipliers",
     "Exact",
     "FenchelYoung",
+    "FitOptions",
     "FitResult",
     "FullLoss",
     "Gaussian",
@@ -49,6 +51,7 @@ __all__ = [
     "PyEPOModel",
     "QuadraticClosedForm",
     "SPOPlus",
+    "Schedule",
     "SumOfGamma",
     "Surrogate",
     "TrainingError",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,13 +13,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from ldopt import checks
-from ldopt.errors import InputError, LdoptError
+from ldopt.errors import LdoptError
 from ldopt.interrupts import Terminated, sigterm_as_interrupt
 
 from .batches import model_inputs
 from .dynamic import Follower
 from .fit_result import FitResult
+from .fit_settings import Schedule
 from .validation import Validator
 
 
@@ -27,23 +27,17 @@ class TrainingError(LdoptError, RuntimeError):
     """Training cannot go on (NaN predictions, a loss that does not fit the data)."""
 
 
-class Schedule:
-    """When to validate: every ``eval_every`` epochs, every ``eval_interval`` seconds of training,
-    or once the training time passes each of ``eval_times``; always after the last epoch."""
+class Due:
+    """When to validate under a [`Schedule`][ldopt_torch.Schedule]: every ``eval_every`` epochs,
+    every ``eval_interval`` seconds of training, or once the training time passes each of
+    ``eval_times``; the loop adds the last epoch."""
 
-    def __init__(self, eval_every: int, eval_interval: float | None, eval_times: Sequence[float] | None) -> None:
-        self.every = checks.positive_int("eval_every", eval_every)
-        self.interval = checks.positive_or_none("eval_interval", eval_interval, " (seconds)")
-        self.pending = None if eval_times is None else sorted(self._times(eval_times))
-        self.next = eval_interval or 0.0
+    def __init__(self, schedule: Schedule) -> None:
+        self.every, self.interval = schedule.eval_every, schedule.eval_interval
+        self.pending = None if schedule.eval_times is None else sorted(schedule.eval_times)
+        self.next = schedule.eval_interval or 0.0
 
-    @staticmethod
-    def _times(eval_times: Any) -> list[float]:
-        if isinstance(eval_times, (str, bytes)) or not hasattr(eval_times, "__iter__"):
-            raise InputError(f"eval_times: expected a sequence of seconds of training, got {eval_times!r}")
-        return [checks.nonnegative(f"eval_times[{k}]", t) for k, t in enumerate(eval_times)]
-
-    def due(self, epoch: int, train_time: float) -> bool:
+    def __call__(self, epoch: int, train_time: float) -> bool:
         if self.pending is not None:
             due = bool(self.pending) and train_time >= self.pending[0]
             while self.pending and train_time >= self.pending[0]:
@@ -59,12 +53,12 @@ class Schedule:
 
 @dataclass(frozen=True)
 class Budget:
-    """When training ends: after ``epochs`` epochs or ``seconds`` of training; ``schedule`` says
+    """When training ends: after ``epochs`` epochs or ``seconds`` of training; ``due`` says
     when to validate."""
 
     epochs: int
     seconds: float | None
-    schedule: Schedule
+    due: Due
 
 
 class Loop:
@@ -149,7 +143,7 @@ class Loop:
                         epoch,
                         d,
                         train_loss,
-                        epoch == budget.epochs or out_of_time or budget.schedule.due(epoch, self.train_time),
+                        epoch == budget.epochs or out_of_time or budget.due(epoch, self.train_time),
                     )
                     if bar is not None:
                         bar.update(min(spent, bar.total - bar.n) if budget.seconds is not None else 1)

@@ -5,25 +5,24 @@ epoch from the dataset's. The baselines (MSE, full-problem SPO+/I-MLE) run throu
 Validation is the full problem's relative regret ([`Validator`][ldopt_torch.Validator]: true optima solved once,
 decisions warm-started from the previous validation); the best model by validation regret is kept.
 
-Budgets: ``epochs`` with early stopping (``patience`` validations without improvement) give the
-same numbers for the same seed whatever the machine's load — use them for quality claims.
-``time_budget`` (seconds of training) exists for the budget experiments; their results change
-with the load. Times: ``time`` counts training only (forward, losses, backward, steps); ``wall``
-adds validation. ``time_to_best`` is ``time`` at the end of the best epoch.
+Budgets: ``epochs`` with early stopping (``Schedule(patience=...)``: validations without
+improvement) give the same numbers for the same seed whatever the machine's load — use them for
+quality claims. ``Schedule(time_budget=...)`` (seconds of training) exists for the budget
+experiments; their results change with the load. Times: ``time`` counts training only (forward,
+losses, backward, steps); ``wall`` adds validation. ``time_to_best`` is ``time`` at the end of the
+best epoch.
 
-Determinism: the shuffling, the decomposition drawn per epoch and every loss's noise (I-MLE) come
-from streams seeded by ``seed``; torch runs on ``threads`` threads (default 1: a small model's
-step takes 0.38 ms on one thread and 0.41 ms on two, measured for a 12→100 linear layer, and
-two threads slow down badly on a busy machine). Ctrl-C ends training early and still returns the
-best model and the history (``FitResult.stopped == "interrupted"``); so does SIGTERM, a batch
-system's signal to stop (``"terminated"``).
+Determinism: the shuffling, the decomposition drawn per epoch and every loss's noise (I-MLE, FY)
+come from streams seeded by ``seed``; torch runs on ``FitOptions(threads=...)`` threads (default
+1). Ctrl-C ends training early and still returns the best model and the history
+(``FitResult.stopped == "interrupted"``); so does SIGTERM, a batch system's signal to stop
+(``"terminated"``).
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -37,7 +36,8 @@ from ldopt.progress import bar_options, enabled
 from .batches import model_inputs
 from .dataset import LDDataset
 from .fit_result import FitResult
-from .loop import Budget, Loop, Schedule
+from .fit_settings import FitOptions, Schedule, settings
+from .loop import Budget, Due, Loop
 from .losses import LDLoss
 from .validation import Validator
 
@@ -180,22 +180,14 @@ def fit(
     mode: str = "static",
     main: int | None = None,
     epochs: int = 10,
-    time_budget: float | None = None,
-    val: tuple[Any, Any] | Validator | None = None,
-    eval_every: int = 1,
-    optimizer: torch.optim.Optimizer | None = None,
     *,
-    eval_interval: float | None = None,
-    eval_times: Sequence[float] | None = None,
-    patience: int | None = None,
-    on_validate: Callable[[dict[str, Any], dict[str, Any]], None] | None = None,
+    val: tuple[Any, Any] | Validator | None = None,
     lr: float = 1e-3,
-    batch_size: int = 32,
-    solver: str = "auto",
     seed: int = 0,
-    threads: int | None = 1,
-    executor: Executor | None = None,
     progress: bool = True,
+    schedule: Schedule | None = None,
+    options: FitOptions | None = None,
+    **deprecated: Any,
 ) -> FitResult:
     """Train ``model`` (features → costs) on ``data`` with ``loss``; the best model by validation regret.
 
@@ -221,43 +213,29 @@ def fit(
         differ no choice is safe (the portfolio's budget row decides the same vertex whatever the
         prediction) and an ``InputError`` lists them.
     epochs
-        Epochs at most (the budget for quality claims, with ``patience``).
-    time_budget
-        Seconds of training at most, or ``None``; results then depend on the machine's load.
+        Epochs at most (the budget for quality claims, with the schedule's ``patience``).
     val
         ``(features, costs)`` or a [`Validator`][ldopt_torch.Validator] of the same problem, or
         ``None`` (no validation: the last model is returned). Evaluated before training (epoch 0),
-        on the schedule below and after the last epoch.
-    eval_every
-        Validate every this many epochs (unless ``eval_interval`` or ``eval_times`` is given).
-    optimizer
-        A ``torch.optim.Optimizer`` over ``model``'s parameters; ``None``: Adam with ``lr``.
-    eval_interval
-        Validate after every this many seconds of training instead.
-    eval_times
-        Validate once the training time passes each of these seconds instead.
-    patience
-        Stop after this many validations without a better regret, counted from the first model that
-        beats the untrained one (early in training the decisions can sit on a plateau while the loss
-        still falls; the portfolio's MSE once stopped there at 23% regret against 1.8%). ``None``:
-        never.
-    on_validate
-        Called as ``on_validate(row, best_state)`` after every validation with the history row and the
-        best model's state so far.
+        on the schedule and after the last epoch.
     lr
-        Adam's learning rate when ``optimizer`` is ``None``.
-    batch_size
-        Instances per step.
-    solver
-        The solver of the validation decisions when ``val`` is ``(features, costs)``.
+        Adam's learning rate when ``options`` gives no optimizer.
     seed
         Seeds the shuffling, the decomposition drawn per epoch and every loss's noise.
-    threads
-        Torch's threads while training (default 1; ``None`` leaves them as they are).
-    executor
-        A ``concurrent.futures.Executor`` for the validation solves, or ``None`` (this process's threads).
     progress
         Show a progress bar (``LDOPT_PROGRESS=0`` silences every bar).
+    schedule
+        When to validate and when to stop early: a [`Schedule`][ldopt_torch.Schedule] (patience,
+        time budget, validation every so many epochs or seconds, a callback); ``None``: validate
+        every epoch, no early stop.
+    options
+        How to run: a [`FitOptions`][ldopt_torch.FitOptions] (optimizer, batch size, validation
+        solver, threads, executor); ``None``: its defaults.
+    **deprecated
+        The older keywords ``time_budget``, ``patience``, ``eval_every``, ``eval_interval``,
+        ``eval_times``, ``on_validate`` (now the schedule's) and ``optimizer``, ``batch_size``,
+        ``solver``, ``threads``, ``executor`` (now the options'): each still works, with a
+        ``DeprecationWarning`` naming its new place.
 
     Returns
     -------
@@ -265,31 +243,27 @@ def fit(
         The best model (loaded into ``model``), the per-validation history, the best epoch, its
         validation regret, the training time to it and why training stopped.
     """
-    budget = Budget(
-        checks.positive_int("epochs", epochs),
-        checks.positive_or_none("time_budget", time_budget, " (seconds)"),
-        Schedule(eval_every, eval_interval, eval_times),
-    )
-    batch_size, seed = checks.positive_int("batch_size", batch_size), checks.nonnegative_int("seed", seed)
-    patience, lr = checks.positive_int_or_none("patience", patience), checks.positive("lr", lr)
-    _check_parts(model, data, loss, val, optimizer)
+    schedule, options = settings(schedule, options, deprecated)
+    budget = Budget(checks.positive_int("epochs", epochs), schedule.time_budget, Due(schedule))
+    seed, lr = checks.nonnegative_int("seed", seed), checks.positive("lr", lr)
+    _check_parts(model, data, loss, val, options.optimizer)
     ds = training_decompositions(data, loss, mode, main)
-    reseed = getattr(loss, "reseed", None)  # losses with noise (I-MLE) restart it from the seed
+    reseed = getattr(loss, "reseed", None)  # losses with noise (I-MLE, FY) restart it from the seed
     if callable(reseed):
         reseed(seed)
     validator = (
         val
         if isinstance(val, Validator) or val is None
-        else Validator(data.problem, *val, solver=checks.solver_name("solver", solver), executor=executor)
+        else Validator(data.problem, *val, solver=options.solver, executor=options.executor)
     )
     progress = checks.boolean("progress", progress)
-    checks.executor_or_none("executor", executor)
     if isinstance(val, Validator) and val.problem.compiled.fingerprint() != data.problem.compiled.fingerprint():
         raise InputError(
             f"val: expected a Validator of the training data's problem {data.problem!r}, got one of {val.problem!r}"
         )
     _check_features(model, data, validator)
-    with torch_threads(threads):
-        opt = optimizer or torch.optim.Adam(model.parameters(), lr=lr)
+    with torch_threads(options.threads):
+        opt = options.optimizer or torch.optim.Adam(model.parameters(), lr=lr)
         bar = _bar(budget.epochs, budget.seconds, loss, progress)
-        return Loop(model, validator, on_validate, patience).run(data, loss, opt, ds, budget, batch_size, seed, bar)
+        loop = Loop(model, validator, schedule.on_validate, schedule.patience)
+        return loop.run(data, loss, opt, ds, budget, options.batch_size, seed, bar)

@@ -164,28 +164,25 @@ ENTRIES: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {
     "LDDataset.batches": (lambda **kw: list(data.batches(**kw)), dict(batch_size=4, shuffle=True, generator=None)),
     "LDLoss": (
         lt.LDLoss,
-        dict(dec=dec, method="spo+", loss="L1", solver="auto", scale="none", n_samples=1, sigma=1.0, lambd=10.0),
+        dict(dec=dec, surrogate="spo+", target="L1", solver="auto", scale="none"),
     ),
+    "IMLE": (
+        lambda **kw: lt.LDLoss(dec, lt.IMLE(**kw)),
+        dict(n_samples=1, sigma=1.0, lambd=10.0, distribution=None, two_sides=False),
+    ),
+    "FenchelYoung": (lambda **kw: lt.LDLoss(dec, lt.FenchelYoung(**kw)), dict(n_samples=2, sigma=1.0, noise=None)),
     "SumOfGamma": (lt.SumOfGamma, dict(kappa=5.0, n_iterations=10, seed=None)),
     "fit": (
         _fit,
-        dict(
-            mode="static",
-            main=None,
-            epochs=1,
-            time_budget=None,
-            eval_every=1,
-            patience=None,
-            lr=1e-3,
-            batch_size=4,
-            seed=0,
-            threads=1,
-            eval_interval=None,
-            eval_times=None,
-            optimizer=None,
-            executor=None,
-            solver="auto",
-        ),
+        dict(mode="static", main=None, epochs=1, lr=1e-3, seed=0, progress=False, schedule=None, options=None),
+    ),
+    "Schedule": (
+        lambda **kw: _fit(schedule=lt.Schedule(**kw)),
+        dict(patience=None, time_budget=None, eval_every=1, eval_interval=None, eval_times=None, on_validate=None),
+    ),
+    "FitOptions": (
+        lambda **kw: _fit(options=lt.FitOptions(**kw)),
+        dict(optimizer=None, batch_size=4, solver="auto", threads=1, executor=None),
     ),
     "lt.relative_regret": (
         lt.relative_regret,

@@ -83,10 +83,10 @@ def test_solver_free_losses_train(mkp, make):
         make(p),
         epochs=30,
         val=(F[20:], d.costs[20:]),
-        eval_every=10,
         lr=5e-2,
-        solver="highs",
         progress=False,
+        schedule=lt.Schedule(eval_every=10),
+        options=lt.FitOptions(solver="highs"),
     )
     assert out.best_val < out.history[0]["val_regret"]
 

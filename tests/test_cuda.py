@@ -30,10 +30,10 @@ def test_a_cuda_model_trains_through_ld_losses(method, loss):
         mode="multiple",
         epochs=20,
         val=(F[80:], d.costs[80:]),
-        eval_every=5,
         lr=2e-2,
-        solver="highs",
         progress=False,
+        schedule=lt.Schedule(eval_every=5),
+        options=lt.FitOptions(solver="highs"),
     )
     assert next(out.model.parameters()).is_cuda
     assert out.best_val < out.history[0]["val_regret"]

@@ -109,11 +109,11 @@ def _fit(dec, F, C, data, dynamic, method="spo+", loss="L1", epochs=12):
         mode="multiple",
         epochs=epochs,
         val=(F[80:], C[80:]),
-        eval_every=3,
         lr=1e-2,
-        solver="highs",
         seed=1,
         progress=False,
+        schedule=lt.Schedule(eval_every=3),
+        options=lt.FitOptions(solver="highs"),
     )
 
 

@@ -269,7 +269,7 @@ def test_an_optimizer_over_another_model_is_refused(mkp):
     model = torch.nn.Linear(d.features.shape[1], 12)
     stray = torch.optim.Adam(torch.nn.Linear(3, 3).parameters())
     with pytest.raises(ldopt.InputError, match="optimizer: expected an optimizer over the model's parameters"):
-        _fit(mkp, model=model, optimizer=stray)
+        _fit(mkp, model=model, options=lt.FitOptions(optimizer=stray))
 
 
 def test_an_overflowing_objective_is_an_error_not_an_infinite_optimum(mkp):
@@ -326,7 +326,7 @@ def test_sigterm_during_fit_keeps_the_best_model_and_the_history(mkp):
 
     handler = signal.getsignal(signal.SIGTERM)
     with pytest.warns(UserWarning, match="terminated"):
-        out = _fit(mkp, epochs=50, on_validate=terminate)
+        out = _fit(mkp, epochs=50, schedule=lt.Schedule(on_validate=terminate))
     assert out.stopped == "terminated" and seen == [0, 1, 2] and len(out.history) == 3
     assert signal.getsignal(signal.SIGTERM) is handler  # the caller's handler is back
 
@@ -381,9 +381,9 @@ def test_the_obscure_errors_name_what_was_expected(mkp):
     with pytest.raises(ldopt.InputError, match="float32's range"):
         lt.LDDataset(dec, huge, d.costs[:8], iterations=2, progress=False)
     with pytest.raises(ldopt.InputError, match=r"eval_times\[0\]: expected a finite number"):
-        _fit(mkp, eval_times=["a"])
+        lt.Schedule(eval_times=["a"])
     with pytest.raises(ldopt.InputError, match="eval_times: expected a sequence"):
-        _fit(mkp, eval_times="a")
+        lt.Schedule(eval_times="a")
     am = pyo.AbstractModel()
     am.I = pyo.Set(initialize=[0, 1])
     am.c = pyo.Param(am.I, mutable=True, initialize=1.0)

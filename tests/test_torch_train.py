@@ -118,10 +118,10 @@ def mse_regret(mkp):
         lt.MSELoss(),
         epochs=60,
         val=val,
-        eval_every=5,
         lr=1e-2,
-        solver="highs",
         progress=False,
+        schedule=lt.Schedule(eval_every=5),
+        options=lt.FitOptions(solver="highs"),
     )
     return out.best_val
 
@@ -136,10 +136,10 @@ def test_ld_spo_beats_the_initial_model_and_mse(mkp, mse_regret, mode):
         mode=mode,
         epochs=40,
         val=val,
-        eval_every=5,
         lr=1e-2,
-        solver="highs",
         progress=False,
+        schedule=lt.Schedule(eval_every=5),
+        options=lt.FitOptions(solver="highs"),
     )
     initial = out.history[0]["val_regret"]
     assert out.best_val < 0.5 * initial
@@ -161,10 +161,10 @@ def test_ld_imle_l2_trains(mkp):
         mode="multiple",
         epochs=60,
         val=val,
-        eval_every=10,
         lr=3e-2,
-        solver="highs",
         progress=False,
+        schedule=lt.Schedule(eval_every=10),
+        options=lt.FitOptions(solver="highs"),
     )
     assert out.best_val < 0.7 * out.history[0]["val_regret"]
 
@@ -181,8 +181,8 @@ def test_full_problem_spo_plus_through_pyepo(mkp):
         epochs=3,
         val=(val[0][:20], val[1][:20]),
         lr=1e-2,
-        solver="highs",
         progress=False,
+        options=lt.FitOptions(solver="highs"),
     )
     assert out.best_val < out.history[0]["val_regret"]
     with pytest.raises(ldopt.InputError, match="OptDataset"):
@@ -211,10 +211,10 @@ def test_a_minimisation_problem_trains():
         mode="multiple",
         epochs=40,
         val=(F[100:], C[100:]),
-        eval_every=5,
         lr=2e-2,
-        solver="highs",
         progress=False,
+        schedule=lt.Schedule(eval_every=5),
+        options=lt.FitOptions(solver="highs"),
     )
     assert out.best_val < 0.6 * out.history[0]["val_regret"]
 
@@ -230,10 +230,10 @@ def test_portfolio_exact_l2_trains():
         lt.LDLoss(dec, "exact", "L2"),
         epochs=40,
         val=(feats[60:], ret[60:]),
-        eval_every=5,
         lr=5e-3,
-        solver="cvxpy",
         progress=False,
+        schedule=lt.Schedule(eval_every=5),
+        options=lt.FitOptions(solver="cvxpy"),
     )
     assert out.history[1]["d"] == 1
     assert out.best_val < 0.8 * out.history[0]["val_regret"]
@@ -309,13 +309,12 @@ def test_same_seed_same_history_and_early_stopping(mkp, method, loss, solver):
                 lt.LDLoss(dec, method, loss),
                 mode="multiple",
                 epochs=epochs,
-                patience=3,
                 val=val,
-                eval_every=2,
                 lr=2e-2,
                 seed=seed,
-                solver=solver,
                 progress=False,
+                schedule=lt.Schedule(patience=3, eval_every=2),
+                options=lt.FitOptions(solver=solver),
             )
         )
     _histories_equal(runs[0], runs[1])
@@ -329,7 +328,15 @@ def test_patience_waits_for_a_model_better_than_the_untrained_one(mkp):
     """A regret plateau at the start (decisions that have not moved yet) does not stop training:
     patience counts from the first model that beats epoch 0's."""
     dec, data, val = mkp
-    kw = dict(mode="multiple", epochs=12, val=val, eval_every=1, patience=2, seed=0, solver="auto", progress=False)
+    kw = dict(
+        mode="multiple",
+        epochs=12,
+        val=val,
+        schedule=lt.Schedule(patience=2),
+        seed=0,
+        options=lt.FitOptions(solver="auto"),
+        progress=False,
+    )
     flat = lt.fit(_linear(data.num_features, dec.num_vars), data, lt.LDLoss(dec, "spo+", "L1"), lr=1e-12, **kw)
     regrets = [h["val_regret"] for h in flat.history]
     assert max(regrets) == min(regrets)  # the model does not move: no validation beats epoch 0
@@ -346,7 +353,16 @@ def test_a_cpu_hog_does_not_change_the_result(mkp):
     import sys  # noqa: PLC0415
 
     dec, data, val = mkp
-    kw = dict(mode="multiple", epochs=15, val=val, eval_every=5, lr=2e-2, seed=1, solver="highs", progress=False)
+    kw = dict(
+        mode="multiple",
+        epochs=15,
+        val=val,
+        schedule=lt.Schedule(eval_every=5),
+        lr=2e-2,
+        seed=1,
+        options=lt.FitOptions(solver="highs"),
+        progress=False,
+    )
     torch.manual_seed(0)
     quiet = lt.fit(_linear(data.num_features, dec.num_vars), data, lt.LDLoss(dec, "imle", "L2"), **kw)
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
@@ -421,8 +437,8 @@ def test_ctrl_c_returns_the_best_model_and_the_history(mkp):
             epochs=100,
             val=val,
             lr=2e-2,
-            solver="highs",
             progress=False,
+            options=lt.FitOptions(solver="highs"),
         )
     assert out.stopped == "interrupted" and out.epochs == 10
     assert out.best_val < out.history[0]["val_regret"]
@@ -450,8 +466,8 @@ def test_batches_and_gradients_follow_the_model(mkp, method, loss):
         epochs=3,
         val=val,
         lr=1e-2,
-        solver="highs",
         progress=False,
+        options=lt.FitOptions(solver="highs"),
     )
     assert next(out.model.parameters()).dtype == torch.float64 and np.isfinite(out.best_val)
 
