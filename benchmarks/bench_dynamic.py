@@ -25,7 +25,7 @@ import json
 from pathlib import Path
 
 import ldopt_experiments as ex
-from ldopt_experiments.cli import dynamic_option
+from ldopt_experiments.arguments import dynamic_option
 from ldopt_experiments.results import load_rows, stem
 
 BASELINE = "static"

@@ -25,7 +25,7 @@ import numpy as np
 
 from ldopt.regret import evaluate
 from ldopt_experiments import cli
-from ldopt_experiments.cli import integer_at_least
+from ldopt_experiments.arguments import integer_at_least
 from ldopt_experiments.protocol import FAMILIES, Setup
 
 

@@ -29,7 +29,8 @@ import time
 from pathlib import Path
 
 from ldopt_experiments import knapsack_setup, load_rows
-from ldopt_experiments.cli import example, integer_at_least, positive_number
+from ldopt_experiments.arguments import integer_at_least, positive_number
+from ldopt_experiments.cli import example
 from ldopt_experiments.plots import plot_stages
 
 METHODS = ["mse", "spo+", "ld:spo+:multiple:L1", "ld:imle:multiple:L2"]

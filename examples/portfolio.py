@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 
 import ldopt_experiments as experiment
-from ldopt_experiments.cli import integer_at_least, positive_number
+from ldopt_experiments.arguments import integer_at_least, positive_number
 
 
 def main() -> None:

@@ -1,7 +1,8 @@
 """ldopt: decision-focused learning at scale through Lagrangian decomposition (no torch here)."""
 
 from . import cache, parallel, problems, regret, solvers, threads
-from .decomposition import Block, Decomposition, decompose
+from .decomposed import Decomposition, decompose
+from .decomposition import Block
 from .dual import DualResult, LagrangianBound, lagrangian_bound
 from .errors import (
     CacheError,

@@ -26,14 +26,13 @@ lower bounds for a minimisation; ``λ`` sum to the user's ``q(c)``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from .blocks import groups_of, unbounded_sides
+from .blocks import unbounded_sides
 from .compiled import CompiledModel
 from .errors import DecompositionError, SolverUnavailableError
 from .implied_bounds import InferredBound, implied_bounds, listing
@@ -152,8 +151,10 @@ class Block:
         return linear_objective_model(self.compiled, self.parent.sense, name=f"block {self.index}")
 
 
-class Decomposition:
-    """The Lagrangian decomposition of a [`Problem`][ldopt.Problem] into constraint blocks."""
+class Blocks:
+    """A [`Problem`][ldopt.Problem]'s constraint blocks, their subproblems and solvers: the data of a
+    decomposition. [`Decomposition`][ldopt.Decomposition] (what [`decompose()`][ldopt.decompose]
+    returns) adds the algorithms that run on it."""
 
     def __init__(self, problem: Problem, groups: list[list[int]]) -> None:
         self.problem = problem
@@ -214,7 +215,7 @@ class Decomposition:
         return self.blocks[int(k)]
 
     def __repr__(self) -> str:
-        return f"Decomposition({self.num_blocks} blocks of {self.problem!r})"
+        return f"{type(self).__name__}({self.num_blocks} blocks of {self.problem!r})"
 
     def describe(self, solver: Any = "auto") -> str:
         """One line per block: its rows, and the oracle (or solver) that ``solver`` gives it; then
@@ -252,51 +253,3 @@ class Decomposition:
             if not isinstance(nm, str) or not nm:
                 raise DecompositionError(f"solver: expected solver names such as 'auto' or 'highs', got {nm!r}"[:300])
         return [b.solver(nm) for b, nm in zip(self.blocks, names, strict=True)]
-
-    def dual(self, costs: Any, iterations: int = 300, **kwargs: Any) -> Any:
-        """Optimise the multipliers for a batch of cost vectors; see [`ldopt.dual.solve_dual()`][ldopt.dual.solve_dual].
-
-        The algorithm depends on this data class, not the reverse: [`ldopt.dual`][ldopt.dual] installs
-        itself here when imported (``import ldopt`` does).
-        """
-        if _DUAL_SOLVER is None:
-            raise DecompositionError("dec.dual needs the dual solver: import ldopt (or ldopt.dual) first")
-        return _DUAL_SOLVER(self, costs, iterations=iterations, **kwargs)
-
-
-_DUAL_SOLVER: Callable[..., Any] | None = None  # ldopt.dual.solve_dual, installed by ldopt.dual
-
-
-def install_dual_solver(solver: Callable[..., Any]) -> None:
-    """Make ``solver`` the algorithm behind [`Decomposition.dual()`][ldopt.decomposition.Decomposition.dual]
-    (``ldopt.dual`` does this)."""
-    global _DUAL_SOLVER
-    _DUAL_SOLVER = solver
-
-
-def decompose(problem: Problem, blocks: Any = None) -> Decomposition:
-    """Decompose ``problem`` into constraint blocks (see the module docstring).
-
-    A block that leaves a variable unbounded gets the bounds the whole model implies for it
-    (`ldopt.implied_bounds`; ``dec.describe()`` lists them); a variable the whole model leaves
-    unbounded is refused.
-
-    Parameters
-    ----------
-    problem
-        The compiled problem ([`Problem.from_pyomo()`][ldopt.Problem.from_pyomo]).
-    blocks
-        ``None``: one block per row; ``"component"``: one per Pyomo constraint component; or a list
-        of groups, each a list of row indices, row names or component names (every row in one group).
-
-    Returns
-    -------
-    Decomposition
-        Its blocks, their subproblems and solvers; ``dec.dual(costs)`` optimises the multipliers.
-    """
-    if not isinstance(problem, Problem):
-        raise DecompositionError(f"problem: expected an ldopt.Problem, got {type(problem).__name__}")
-    if problem.num_constraints == 0:
-        raise DecompositionError("the problem has no constraints to decompose")
-    problem.check_parameters()
-    return Decomposition(problem, groups_of(problem, blocks))

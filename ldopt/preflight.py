@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from . import checks
-from .decomposition import Block, Decomposition
+from .decomposed import Decomposition
+from .decomposition import Block
 from .dual import lagrangian_bound, solve_dual
 from .implied_bounds import InferredBound, listing
 from .solvers.base import HAS_SOLUTION

@@ -10,17 +10,15 @@ seconds spent in every stage (``meta.json``).
 from __future__ import annotations
 
 import json
-import time
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from ldopt.cache import write_text
-from ldopt.errors import InputError, OutputError
+from ldopt.errors import InputError
 from ldopt.regret import Optima, RegretReport, evaluate, optima
-from ldopt_torch import DynamicMultipliers, FitOptions, FitResult, LDDataset, OptDataset, Schedule, Validator, fit
+from ldopt_torch import FitOptions, FitResult, LDDataset, OptDataset, Schedule, Validator, fit
 from ldopt_torch.train import training_decompositions
 
 from .curves import budget_curve, checkpoints
@@ -28,49 +26,14 @@ from .methods import MethodSpec, check_packages, loss_for, parse_method
 from .paper import paper
 from .protocol import Setup
 from .results import Row, merge_rows, save_rows, stem, table
-
-
-@dataclass
-class RunOptions:
-    """How [`run()`][ldopt_experiments.runner.run] trains and evaluates (see its docstring)."""
-
-    solver: str = "highs"
-    budget: float | None = None
-    epochs: int = 500
-    patience: int | None = 20
-    eval_every: int = 0
-    evaluations: int = 12
-    iterations: int | None = None  # LDDataset's default for the dual mode
-    lr: float | None = None
-    count_construction: bool = False
-    curve_instances: int = 200
-    dual: dict[str, Any] = field(default_factory=dict)
-    dynamic: DynamicMultipliers | None = None
-    time_limit: float | None = None
-    certify: bool = False
-    certify_iterations: int = 100
-    out: str | Path | None = None
-    resume: bool = False
-    progress: bool = True
-
-
-class _Stages:
-    """Seconds per stage, in the order they ran."""
-
-    def __init__(self) -> None:
-        self.items: list[tuple[str, float]] = []
-
-    def timed(self, name: str, fn: Any) -> Any:
-        t0 = time.perf_counter()
-        out = fn()
-        self.items.append((name, time.perf_counter() - t0))
-        return out
+from .run_folder import check_resumable, output_folder, read_json, save, save_meta
+from .run_options import RunOptions, Stages
 
 
 def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> list[Row]:
     """Train every method for every seed; return (and save under ``out``) one row per run.
 
-    Options ([`RunOptions`][ldopt_experiments.runner.RunOptions]): without ``budget`` each run trains for at most
+    Options ([`RunOptions`][ldopt_experiments.run_options.RunOptions]): without ``budget`` each run trains for at most
     ``epochs`` epochs, validated every ``eval_every`` epochs (default 1), and stops after ``patience`` validations
     without improvement — the same seed gives the same numbers on any machine load. With ``budget``
     (seconds of training; results then depend on the load) validation runs ``evaluations`` times
@@ -93,12 +56,12 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
     check_packages(list(specs.values()))  # before any data is built or model trained
     out = Path(opts.out) if opts.out else None
     if out is not None:
-        _output_folder(out)
+        output_folder(out)
     if opts.resume:
-        _check_resumable(setup, opts, out)
-    stages = _Stages()
+        check_resumable(setup, opts, out)
+    stages = Stages()
     if out:  # the settings first, so that a resume after an interruption is checked against them
-        _save_meta(setup, opts, out, stages)
+        save_meta(setup, opts, out, stages)
     cache = out / "cache" if out else None  # optima and training sets: a resumed run loads them
     validator, test_opt = _evaluation(setup, opts, stages, cache)
     ld_data, opt_data = _training_sets(setup, specs, opts, cache, stages)
@@ -109,7 +72,7 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
         for name, spec in specs.items():
             saved = out / "runs" / f"{stem(setup.name, setup.size, name, seed)}.json" if out else None
             if opts.resume and saved is not None and saved.exists():
-                rows.append(_read_json(saved))
+                rows.append(read_json(saved))
                 if opts.progress:
                     print(f"  {spec.label:28s} seed {seed}: kept from {saved}", flush=True)
                 continue
@@ -124,10 +87,10 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
                 # the same time may have replaced results.csv between this one's read and write
                 have = {stem(r["problem"], r["size"], r["method"], r["seed"]) for r in merged}
                 lost = sorted(f for f in (out / "runs").glob("*.json") if f.stem not in have)
-                merged += [_read_json(f) for f in lost]
+                merged += [read_json(f) for f in lost]
                 save_rows(merged, out / "results.csv")
                 write_text(out / "table.md", table(merged))
-                _save_meta(setup, opts, out, stages)
+                save_meta(setup, opts, out, stages)
             if opts.progress:
                 print(
                     f"  {spec.label:28s} seed {seed}: test regret {row['test_regret']:.3f}%  "
@@ -135,71 +98,11 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
                     flush=True,
                 )
     if out:
-        _save(setup, rows, curves, opts, out, stages)
+        save(setup, rows, curves, opts, out, stages)
     return rows
 
 
-_AWAY = "move it away or use a fresh --out"
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    """The JSON record at ``path`` (``meta.json``, a saved run), or an [`OutputError`][ldopt.OutputError] saying
-    it is not one."""
-    try:
-        out = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        why = f"{type(exc).__name__}: {exc}"[:200]
-        raise OutputError(f"{path} cannot be read as a JSON record ({why}); {_AWAY}") from None
-    if not isinstance(out, dict):
-        raise OutputError(f"{path}: expected a JSON object, got {type(out).__name__}; {_AWAY}")
-    return out
-
-
-def _output_folder(out: Path) -> None:
-    """Make ``out`` (a writable folder) or say why it cannot be one."""
-    if out.exists() and not out.is_dir():
-        raise OutputError(f"out: expected a folder, got the file {out}; choose a folder for the results")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / ".ldopt-write-probe"
-        probe.write_text("")
-        probe.unlink()
-    except OSError as exc:
-        raise OutputError(f"out: cannot write into {out} ({exc.strerror or exc}); choose a writable folder") from None
-
-
-def _settings(setup: Setup, opts: RunOptions) -> dict[str, Any]:
-    """What ``meta.json`` records of a run's settings: the instances (their counts, and digests of the
-    problem and of the data, so that another data seed, size or row count is another setting) and
-    every option that changes a result."""
-    kept = {k: v for k, v in asdict(opts).items() if k not in ("out", "progress", "resume")}
-    instances = dict(train=len(setup.train[1]), val=len(setup.val[1]), test=len(setup.test[1]))
-    fingerprints = dict(
-        problem_digest=setup.dec.key,
-        data_digest=setup.data_digest,
-    )
-    return json.loads(json.dumps(dict(**instances, **fingerprints, **kept), default=str))
-
-
-def _check_resumable(setup: Setup, opts: RunOptions, out: Path | None) -> None:
-    """Refuse to resume without a folder, or into one whose runs used other settings."""
-    if out is None:
-        raise InputError("resume=True: expected an output folder (out=...) to resume from, got none")
-    meta = out / "meta.json"
-    if not meta.exists():
-        return
-    saved = _read_json(meta)
-    now = _settings(setup, opts)
-    differ = sorted(k for k in now if k in saved and saved[k] != now[k])
-    if differ:
-        shown = ", ".join(f"{k}: {saved[k]!r} there, {now[k]!r} now" for k in differ)
-        raise InputError(
-            f"resume: {out} holds runs made with other settings ({shown}); "
-            "expected the same settings, or a fresh --out folder"
-        )
-
-
-def _evaluation(setup: Setup, opts: RunOptions, stages: _Stages, cache: Path | None) -> tuple[Validator, Optima]:
+def _evaluation(setup: Setup, opts: RunOptions, stages: Stages, cache: Path | None) -> tuple[Validator, Optima]:
     p = setup.problem
     val_opt = stages.timed(
         "optima: validation set",
@@ -219,7 +122,7 @@ def _evaluation(setup: Setup, opts: RunOptions, stages: _Stages, cache: Path | N
 
 
 def _training_sets(
-    setup: Setup, specs: dict[str, MethodSpec], opts: RunOptions, cache: Path | None, stages: _Stages
+    setup: Setup, specs: dict[str, MethodSpec], opts: RunOptions, cache: Path | None, stages: Stages
 ) -> tuple[LDDataset | None, OptDataset | None]:
     ld_data = opt_data = None
     if any(s.kind == "ld" for s in specs.values()):
@@ -275,7 +178,7 @@ def _one_run(
     test_opt: Optima,
     ld_data: LDDataset | None,
     opt_data: OptDataset | None,
-    stages: _Stages,
+    stages: Stages,
 ) -> tuple[Row, list[Row], Any]:
     torch.manual_seed(seed)
     model = torch.nn.Linear(setup.train[0].shape[1], setup.problem.num_costs)
@@ -371,28 +274,3 @@ def _row(
         paper=ref,
         paper_time=ref_time,
     )
-
-
-def _save(setup: Setup, rows: list[Row], curves: list[Row], opts: RunOptions, out: Path, stages: _Stages) -> None:
-    merged = merge_rows(out / "results.csv", rows)
-    save_rows(merged, out / "results.csv")
-    if curves:
-        save_rows(merge_rows(out / "curves.csv", curves), out / "curves.csv")
-    write_text(out / "table.md", table(merged))
-    _save_meta(setup, opts, out, stages)
-
-
-def _save_meta(setup: Setup, opts: RunOptions, out: Path, stages: _Stages) -> None:
-    """``meta.json``: the settings and the seconds of every stage so far, after those that earlier
-    (or concurrent) invocations with the same settings recorded there (a stage run again counts
-    once, with its latest seconds)."""
-    settings = _settings(setup, opts)
-    mine = [dict(stage=s, seconds=t) for s, t in stages.items]
-    earlier: list[dict[str, Any]] = []
-    path = out / "meta.json"
-    if path.exists():
-        saved = _read_json(path)
-        if all(saved[k] == v for k, v in settings.items() if k in saved):  # (older folders lack the digests)
-            names = {s["stage"] for s in mine}
-            earlier = [s for s in saved.get("stages", []) if s["stage"] not in names]
-    write_text(path, json.dumps(dict(**settings, stages=earlier + mine), indent=1))

@@ -4,11 +4,13 @@ one conversion of user features into the float32 tensors that batches carry."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, TypedDict
 
 import numpy as np
 import torch
 
+from ldopt import Problem, checks
 from ldopt.errors import InputError
 
 
@@ -74,3 +76,48 @@ def feature_tensor(features: Any, n: int, name: str = "features") -> torch.Tenso
         big = float(f.abs().max())
         raise InputError(f"{name}: expected values within float32's range (|x| < 3.4e38), got {big:.3g}; rescale them")
     return out
+
+
+class InstanceSet(torch.utils.data.Dataset):
+    """Features and costs of a problem's instances, served in batches (what the training sets share)."""
+
+    _fields: tuple[str, ...] = ()
+
+    def __init__(self, problem: Problem, features: Any, costs: Any) -> None:
+        checks.instance("problem", problem, Problem, "an ldopt.Problem (ldopt.Problem.from_pyomo(model, cost))")
+        c, _ = problem.check_costs(costs)
+        if len(c) == 0:
+            raise InputError("costs: expected at least one instance, got none")
+        self.problem = problem
+        self.costs_np = c
+        self.features = feature_tensor(features, len(c))
+        self.costs = torch.as_tensor(c, dtype=torch.float32)
+        if not torch.isfinite(self.costs).all():
+            raise InputError("costs: expected values within float32's range (|c| < 3.4e38) for training; rescale them")
+
+    def __len__(self) -> int:
+        return len(self.costs)
+
+    @property
+    def num_features(self) -> int:
+        return self.features.shape[1]
+
+    def _batch(self, idx: torch.Tensor) -> Any:
+        raise NotImplementedError
+
+    def __getitem__(self, i: int) -> Any:
+        b = self._batch(torch.tensor([int(i)]))
+        return {k: (v[0] if isinstance(v, torch.Tensor) and v.ndim else v) for k, v in b.items()}
+
+    def batches(
+        self, batch_size: int = 32, shuffle: bool = True, generator: torch.Generator | None = None
+    ) -> Iterator[Any]:
+        """Batches as dictionaries (as a ``DataLoader`` would collate them), shuffled by ``generator``."""
+        batch_size = checks.positive_int("batch_size", batch_size)
+        shuffle = checks.boolean("shuffle", shuffle)
+        if generator is not None:
+            checks.instance("generator", generator, torch.Generator, "a torch.Generator or None")
+        n = len(self)
+        order = torch.randperm(n, generator=generator) if shuffle else torch.arange(n)
+        for s in range(0, n, batch_size):
+            yield self._batch(order[s : s + batch_size])

@@ -14,22 +14,47 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Executor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
 import torch
 
-from ldopt import Decomposition, DualResult, Problem, checks
+from ldopt import Decomposition, DualResult, checks
 from ldopt import cache as ldcache
-from ldopt.dual import DualMode, DualSettings, StepChoice, resolve_step
+from ldopt.deprecation import renamed
+from ldopt.dual import DualMode, DualSettings, Rule, StepChoice, resolve_step
 from ldopt.errors import CacheError, InputError
 from ldopt.parallel import clear_checkpoint
 
-from .batches import LDBatch, feature_tensor
+from .batches import InstanceSet, LDBatch
 from .dynamic import DynamicMultipliers, check_following
+
+
+def _mode(mode: str | None, independent: bool) -> DualMode:
+    """``mode`` (default joint), with the older ``independent=True`` spelling of ``"independent"``."""
+    if mode is None:
+        return "independent" if independent else "joint"  # DEFAULT_MODE
+    if independent and mode != "independent":
+        raise InputError(f"independent=True and mode={mode!r}: expected one of them, not both")
+    return cast(DualMode, checks.choice("mode", mode, ("joint", "independent", "shared")))
+
+
+def _beside(
+    iterations: Any, step: Any, independent: Any, mode: Any, solver: Any, options: dict[str, Any]
+) -> list[tuple[str, bool]]:
+    """Each dual keyword given beside ``dual=``, and whether it was left unset."""
+    return [
+        ("iterations", iterations is None),
+        ("step", isinstance(step, str) and step == "polyak"),
+        ("independent", independent is False),
+        ("mode", mode is None),
+        ("solver", isinstance(solver, str) and solver == "auto"),
+        *((k, False) for k in options),
+    ]
 
 
 def _decompositions(decompositions: Any, m: int) -> list[int]:
@@ -49,56 +74,13 @@ def _f32(a: np.ndarray) -> torch.Tensor:
     return torch.as_tensor(np.ascontiguousarray(a), dtype=torch.float32)
 
 
-class _Base(torch.utils.data.Dataset):
-    _fields: tuple[str, ...] = ()
-
-    def __init__(self, problem: Problem, features: Any, costs: Any) -> None:
-        checks.instance("problem", problem, Problem, "an ldopt.Problem (ldopt.Problem.from_pyomo(model, cost))")
-        c, _ = problem.check_costs(costs)
-        if len(c) == 0:
-            raise InputError("costs: expected at least one instance, got none")
-        self.problem = problem
-        self.costs_np = c
-        self.features = feature_tensor(features, len(c))
-        self.costs = torch.as_tensor(c, dtype=torch.float32)
-        if not torch.isfinite(self.costs).all():
-            raise InputError("costs: expected values within float32's range (|c| < 3.4e38) for training; rescale them")
-
-    def __len__(self) -> int:
-        return len(self.costs)
-
-    @property
-    def num_features(self) -> int:
-        return self.features.shape[1]
-
-    def _batch(self, idx: torch.Tensor) -> Any:
-        raise NotImplementedError
-
-    def __getitem__(self, i: int) -> Any:
-        b = self._batch(torch.tensor([int(i)]))
-        return {k: (v[0] if isinstance(v, torch.Tensor) and v.ndim else v) for k, v in b.items()}
-
-    def batches(
-        self, batch_size: int = 32, shuffle: bool = True, generator: torch.Generator | None = None
-    ) -> Iterator[Any]:
-        """Batches as dictionaries (as a ``DataLoader`` would collate them), shuffled by ``generator``."""
-        batch_size = checks.positive_int("batch_size", batch_size)
-        shuffle = checks.boolean("shuffle", shuffle)
-        if generator is not None:
-            checks.instance("generator", generator, torch.Generator, "a torch.Generator or None")
-        n = len(self)
-        order = torch.randperm(n, generator=generator) if shuffle else torch.arange(n)
-        for s in range(0, n, batch_size):
-            yield self._batch(order[s : s + batch_size])
-
-
-DEFAULT_MODE = "joint"
+DEFAULT_MODE: DualMode = "joint"
 # subgradient iterations when none are given: early-stopped μ-form runs train best (a point deep in
 # the dual's optimal face leaves the main objective small); the shared form is for bounds
 DEFAULT_ITERATIONS = {"joint": 30, "independent": 30, "shared": 300}
 
 
-class LDDataset(_Base):
+class LDDataset(InstanceSet):
     """The training sets ``S^(d)``: features, costs, multipliers ``μ^(d)`` and main solutions.
 
     One ``dec.dual`` call gives the multipliers of every decomposition in ``decompositions``
@@ -140,7 +122,8 @@ class LDDataset(_Base):
     solver
         The block solvers, as for ``dec.dual``.
     step
-        The dual's step rule: ``"polyak"``, ``"adam"``, ``"master"`` or ``"auto"``.
+        The dual's step rule: ``ldopt.dual.Polyak(...)``, ``Adam(...)``, ``Master()``, or a name:
+        ``"polyak"``, ``"adam"``, ``"master"`` or ``"auto"``.
     independent
         ``True``: ``mode="independent"`` (the older spelling).
     mode
@@ -151,8 +134,13 @@ class LDDataset(_Base):
         Show a progress bar.
     dynamic
         A [`DynamicMultipliers`][ldopt_torch.DynamicMultipliers], or ``None`` (fixed multipliers).
+    dual
+        All the dual's settings as one [`DualSettings`][ldopt.dual.DualSettings], passed as is to
+        ``dec.dual`` and used as the cache key; then ``iterations``, ``step``, ``independent``,
+        ``mode``, ``solver`` and the dual options stay unset.
     **dual_options
-        Further settings of the dual solve (``lr``, ``mu0``, ``tol``, ``time_limit``, ``chunk_size``).
+        Further settings of the dual solve (``mu0``, ``tol``, ``time_limit``, ``chunk_size``; ``lr``
+        is deprecated: give the step rule its own parameter).
     """
 
     def __init__(
@@ -165,52 +153,41 @@ class LDDataset(_Base):
         *,
         cache: str | Path | None = None,
         solver: Any = "auto",
-        step: StepChoice = "polyak",
+        step: Rule | StepChoice = "polyak",
         independent: bool = False,
         mode: str | None = None,
         executor: Executor | None = None,
         progress: bool = True,
         dynamic: DynamicMultipliers | None = None,
+        dual: DualSettings | None = None,
         **dual_options: Any,
     ) -> None:
         checks.instance("dec", dec, Decomposition, "an ldopt.Decomposition (ldopt.decompose(problem))")
         super().__init__(dec.problem, features, costs)
         self.dec = dec
         self.decompositions = _decompositions(decompositions, dec.num_blocks)
-        if mode is None:
-            mode = "independent" if independent else DEFAULT_MODE
-        elif independent and mode != "independent":
-            raise InputError(f"independent=True and mode={mode!r}: expected one of them, not both")
-        if iterations is None:
-            iterations = DEFAULT_ITERATIONS.get(mode, DEFAULT_ITERATIONS[DEFAULT_MODE])
-        self.dynamic = check_following(dynamic, mode)
         chunk_size = dual_options.pop("chunk_size", None)  # answers do not depend on it
-        settings = DualSettings(
-            iterations=iterations,
-            mode=cast(DualMode, mode),
-            step=resolve_step(dec, step),
-            solver=solver,
-            **dual_options,
-        )
+        if dual is None:
+            if "lr" in dual_options:
+                renamed("LDDataset(..., lr=)", "step=ldopt.dual.Polyak(alpha=...) or Adam(lr=...)")
+            mode = _mode(mode, checks.boolean("independent", independent))
+            iterations = DEFAULT_ITERATIONS[mode] if iterations is None else iterations
+            dual = DualSettings(iterations=iterations, mode=mode, step=step, solver=solver, **dual_options)
+        else:
+            checks.instance("dual", dual, DualSettings, "an ldopt.dual.DualSettings or None")
+            beside = [k for k, unset in _beside(iterations, step, independent, mode, solver, dual_options) if not unset]
+            if beside:
+                raise InputError(f"{', '.join(beside)}: expected them inside dual=, got them beside it")
+        settings = replace(dual, step=resolve_step(dec, dual.step))  # "auto" resolved for dec
+        self.dynamic = check_following(dynamic, settings.mode)
         self.dual_settings = settings
         self.settings = settings.key()
         self.cache_path: Path | None = None
         self.loaded_from_cache = False
         self.chunks_computed = self.chunks_loaded = 0
+        progress = checks.boolean("progress", progress)
         solve = functools.partial(
-            dec.dual,
-            self.costs_np,
-            iterations=settings.iterations,
-            mode=settings.mode,
-            step=settings.step,
-            lr=settings.lr,
-            mu0=settings.mu0,
-            tol=settings.tol,
-            time_limit=settings.time_limit,
-            solver=solver,
-            executor=executor,
-            chunk_size=chunk_size,
-            progress=checks.boolean("progress", progress),
+            dec.dual, self.costs_np, settings=settings, executor=executor, chunk_size=chunk_size, progress=progress
         )
         self._use(self._load_or_solve(cache, solve))
         self.construction_seconds = self.result.seconds  # as measured when built, also when loaded

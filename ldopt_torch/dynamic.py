@@ -21,7 +21,7 @@ training time (``time`` in the history, ``time_to_best``, ``time_budget``).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -90,15 +90,9 @@ class Follower:
     def __init__(self, data: LDDataset, policy: DynamicMultipliers) -> None:
         self.data, self.policy = data, policy
         self.result: DualResult = data.result
-        settings = data.dual_settings
-        self.options = dict(
-            mode=settings.mode,
-            step=settings.step,
-            lr=policy.lr if policy.lr is not None else settings.step_scale,
-            tol=settings.tol,
-            solver=settings.solver,
-            progress=False,
-        )
+        base = data.dual_settings
+        rule = base.rule if policy.lr is None else base.rule.scaled(policy.lr)
+        self.settings = replace(base, step=rule, mu0=1.0, time_limit=None)  # warm-started: mu0 unused
         self.seconds = 0.0
         self.bounds: list[np.ndarray] = []  # per update: each decomposition's bound for the true costs
 
@@ -120,9 +114,12 @@ class Follower:
         mixed = c + self.policy.mix * (self.predictions(model) - c)
         if not np.isfinite(mixed).all():
             raise InputError("dynamic: the model predicted NaN/inf costs; lower the learning rate")
-        dec, opts = self.data.dec, self.options
-        moved = dec.dual(mixed, iterations=self.policy.steps, warm=self.result, **opts)
-        self.result = dec.dual(c, iterations=1, warm=moved, **opts)  # the same μ, priced for c
+        dec, settings = self.data.dec, self.settings
+        moved = dec.dual(
+            mixed, warm=self.result, progress=False, settings=replace(settings, iterations=self.policy.steps)
+        )
+        priced = replace(settings, iterations=1)  # the same μ, priced for c
+        self.result = dec.dual(c, warm=moved, progress=False, settings=priced)
         self.bounds.append(np.array(self.result.run_bounds))
         self.seconds += time.perf_counter() - t0
         return self.data.with_result(self.result)

@@ -13,11 +13,10 @@ import torch
 from ldopt import Problem, checks
 from ldopt.regret import optima
 
-from .batches import OptBatch
-from .dataset import _Base
+from .batches import InstanceSet, OptBatch
 
 
-class OptDataset(_Base):
+class OptDataset(InstanceSet):
     """Features, costs and the true optima ``solution``/``objective`` of the full problem; with
     ``structure=True`` also the binding normals (``tight``, CaVE) and adjacent-vertex ``steps`` (LAVA).
 

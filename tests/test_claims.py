@@ -20,8 +20,8 @@ from ldopt_experiments.results import load_rows, mean_ci, paper_table, table
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
-# the measured results live in docs/results.md, the README summarises them: claims may sit in either
-README = (ROOT / "docs" / "results.md").read_text() + "\n" + (ROOT / "README.md").read_text()
+# the measured results live in docs/results.md and the user guide, the README summarises them: claims may sit in any
+README = "\n".join((ROOT / f).read_text() for f in ("docs/results.md", "docs/guide.md", "README.md"))
 
 
 def rows(folder: str, method: str) -> list[dict[str, str]]:

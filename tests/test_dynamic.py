@@ -23,7 +23,7 @@ import ldopt_torch as lt  # noqa: E402
 from ldopt.dual import DualSettings  # noqa: E402
 from ldopt.errors import CacheError, InputError  # noqa: E402
 from ldopt.problems import facility, knapsack  # noqa: E402
-from ldopt_experiments.cli import dynamic_option  # noqa: E402
+from ldopt_experiments.arguments import dynamic_option  # noqa: E402
 
 
 @pytest.fixture(scope="module")

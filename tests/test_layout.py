@@ -107,3 +107,9 @@ def test_the_library_never_imports_its_harness_and_ldopt_never_imports_torch():
 
 def test_the_check_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_module_is_over_300_lines():
+    """Small modules named for what they hold: a module past 300 lines is split."""
+    long = {m: n for m, p in _modules().items() if (n := len(p.read_text().splitlines())) > 300}
+    assert not long, f"modules over 300 lines: {long}"

@@ -86,7 +86,7 @@ def test_the_readme_has_the_blocks_this_test_runs():
     pasted, own = _python_blocks()
     assert "import ldopt" in pasted and own, "expected pasted python blocks and a script of its own"
     assert _shell_blocks()[0] == [
-        "pip install torch==2.13.0",
+        "pip install torch==2.13.0 --extra-index-url https://download.pytorch.org/whl/cpu",
         'pip install -e ".[all]" -c constraints.txt',
         "python examples/knapsack.py",
         "python -m pytest -q",

@@ -60,17 +60,24 @@ def test_registry_names_and_errors():
         type("Clash", (lt.Surrogate,), {"name": "spo+", "__call__": lambda *a: None})
 
 
-class NegativeIdentity(lt.Surrogate):
-    """The straight-through regret of the main decision (a user's surrogate)."""
+@pytest.fixture
+def identity():
+    """A user's surrogate, registered for one test (the registry is global)."""
 
-    name, label = "test-identity", "Identity"
+    class NegativeIdentity(lt.Surrogate):
+        """The straight-through regret of the main decision."""
 
-    def __call__(self, main: MainBlock, w, lam, xd, target):
-        x = main.argopt(w)
-        return regret(main, x + main.sign * (w - w.detach()), xd, target)
+        name, label = "test-identity", "Identity"
+
+        def __call__(self, main: MainBlock, w, lam, xd, target):
+            x = main.argopt(w)
+            return regret(main, x + main.sign * (w - w.detach()), xd, target)
+
+    yield NegativeIdentity
+    lt.SURROGATES.pop("test-identity", None)
 
 
-def test_a_user_surrogate_trains_through_ldloss_and_the_harness():
+def test_a_user_surrogate_trains_through_ldloss_and_the_harness(identity):
     from ldopt_experiments.methods import loss_for, parse_method  # noqa: PLC0415
     from ldopt_experiments.protocol import knapsack_setup  # noqa: PLC0415
 
@@ -78,7 +85,7 @@ def test_a_user_surrogate_trains_through_ldloss_and_the_harness():
     assert spec.label == "LD(Identity, multiple, L2)"
     setup = knapsack_setup(10, dim=3, train=16, val=8, test=8)
     loss, mode = loss_for(spec, setup, "highs")
-    assert isinstance(loss.surrogate, NegativeIdentity) and mode == "multiple"
+    assert isinstance(loss.surrogate, identity) and mode == "multiple"
     data = lt.LDDataset(setup.dec, *setup.train, iterations=10, progress=False)
     batch = next(iter(data.batches(16, shuffle=False)))
     pred = torch.zeros(16, setup.problem.num_costs, dtype=torch.float64, requires_grad=True)

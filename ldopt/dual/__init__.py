@@ -8,20 +8,22 @@ decomposition at once (`forms`). Step rules, stopping and parallelism: `run` and
 `solve`; the stored result: [`DualResult`][ldopt.dual.DualResult].
 """
 
-from ..decomposition import install_dual_solver
-from .master import MASTER_WIDTH, LagrangianBound, lagrangian_bound, resolve_step
+from .bound import LagrangianBound, lagrangian_bound
+from .master import MASTER_WIDTH, resolve_step
 from .result import DualResult
-from .settings import DualMode, DualSettings, StepChoice, StepRule
+from .settings import Adam, DualMode, DualSettings, Master, Polyak, Rule, StepChoice, StepRule
 from .solve import solve_chunk, solve_dual
-
-install_dual_solver(solve_dual)
 
 __all__ = [
     "MASTER_WIDTH",
+    "Adam",
     "DualMode",
     "DualResult",
     "DualSettings",
     "LagrangianBound",
+    "Master",
+    "Polyak",
+    "Rule",
     "StepChoice",
     "StepRule",
     "lagrangian_bound",

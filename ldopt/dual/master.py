@@ -22,68 +22,33 @@ multipliers and the master's (Wentges smoothing) damps the master duals' oscilla
 The master is a HiGHS LP per instance, solved warm after each round of columns: exact, but
 heavier per iteration than a subgradient step, and slow on dense rows (the MKP's), whose master
 has ``m·n`` link rows. It is the reference that subgradient runs are measured against
-(``benchmarks/bench_dual_gap.py``), and ``dec.dual(..., step="master")`` runs it.
+(``benchmarks/bench_dual_gap.py``); ``dec.dual(..., step="master")`` runs it, and
+[`lagrangian_bound()`][ldopt.dual.bound.lagrangian_bound] returns the bound with its certificate.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, cast, get_args
 
 import highspy
 import numpy as np
 
 from .. import checks
-from ..decomposition import Decomposition
-from ..errors import DecompositionError, SolverError
-from ..progress import counting_bar
+from ..decomposition import Blocks
+from ..errors import SolverError
 from ..solvers.highs import quiet_highs
-from .settings import StepChoice, StepRule
-
-
-@dataclass
-class LagrangianBound:
-    """The exact Lagrangian bound of each instance (user's sense), with its certificate.
-
-    ``bound``: the best Lagrangian bound found (valid: from multipliers ``lam``). ``certificate``:
-    the master's value at a slack-free optimum, a bound from the other side (``nan`` where none was
-    reached), so that ``|bound − certificate|`` is the certified gap to ``LD*``. ``lam``: shared
-    multipliers ``(B, m, n)`` in the user's sense with ``Σ_k λ_k = q(c)``; ``iterations`` and
-    ``columns`` per instance; ``converged``: the relative gap reached ``tol``, or infeasibility was
-    proven. ``infeasible``: the instances whose decomposition has no point (``∩_k conv(X_k)`` is
-    empty, so the problem is infeasible), proven by multipliers ``ρ`` with ``Σ_k ρ_k = 0`` and
-    ``Σ_k max_{x∈X_k} ρ_k·x < 0``; their bound is ``-inf`` for a maximisation (``+inf`` for a
-    minimisation).
-    """
-
-    bound: np.ndarray
-    certificate: np.ndarray
-    lam: np.ndarray
-    iterations: np.ndarray
-    columns: np.ndarray
-    converged: np.ndarray
-    seconds: float
-    infeasible: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
-
-    @property
-    def gap(self) -> np.ndarray:
-        """The certified relative gap ``|bound − certificate| / max(1, |bound|)`` (``inf`` without one,
-        0 where infeasibility is proven)."""
-        with np.errstate(invalid="ignore"):
-            g = np.abs(self.bound - self.certificate) / np.maximum(1.0, np.abs(self.bound))
-        g = np.where(np.isfinite(g), g, np.inf)
-        return np.where(self.infeasible, 0.0, g) if len(self.infeasible) == len(g) else g
-
+from .settings import Adam, Master, Polyak, Rule, StepChoice, StepRule
 
 MASTER_WIDTH = 32
 """``step="auto"`` runs column generation where no block touches more variables than this."""
 
 
-def resolve_step(dec: Decomposition, step: str) -> StepRule:
-    """The step rule that ``step`` names for ``dec``: itself, or for ``"auto"`` column generation
-    (``"master"``) when every block touches at most [`MASTER_WIDTH`][ldopt.dual.master.MASTER_WIDTH] variables, else
-    Polyak.
+def resolve_step(dec: Blocks, step: Rule | StepChoice) -> Rule | StepRule:
+    """The step rule that ``step`` names for ``dec``: itself (a rule object or a name), or for
+    ``"auto"`` column generation (``"master"``) when every block touches at most
+    [`MASTER_WIDTH`][ldopt.dual.master.MASTER_WIDTH] variables, else Polyak.
 
     Column generation needs about as many pricing rounds as the widest block has variables
     (measured: 26 rounds at width 4, 35 at 11, 102 at 21, over 200 at the MKP's 100), and it needs no
@@ -91,6 +56,8 @@ def resolve_step(dec: Decomposition, step: str) -> StepRule:
     subgradient rules stall for want of a feasible point. Wide dense rows (knapsacks) have a repair
     heuristic that gives Polyak its target.
     """
+    if isinstance(step, (Polyak, Adam, Master)):
+        return step
     step = checks.choice("step", step, get_args(StepChoice))
     if step != "auto":
         return cast(StepRule, step)
@@ -98,7 +65,7 @@ def resolve_step(dec: Decomposition, step: str) -> StepRule:
     return "master" if widest <= MASTER_WIDTH else "polyak"
 
 
-def _supports(dec: Decomposition) -> list[np.ndarray]:
+def _supports(dec: Blocks) -> list[np.ndarray]:
     """The variables each block's rows touch (its linear and quadratic terms)."""
     out = []
     for b in dec.blocks:
@@ -195,7 +162,7 @@ class MasterRun:
 
 
 def column_generation(
-    dec: Decomposition,
+    dec: Blocks,
     q: np.ndarray,
     solvers: list[Any],
     *,
@@ -274,105 +241,8 @@ def column_generation(
 
 
 _SLACK_TOL = 1e-7  # a master optimum with less total slack than this × the points' scale has none
-_PENALTY_GROWTH = 1e8  # the slack penalty grows at most this much: beyond, the instance stops
 _FARKAS_TOL = 1e-7  # a bound of multipliers summing to 0 below -this × the points' scale proves infeasibility
-
-
-def prove_infeasible(
-    dec: Decomposition, count: int, solvers: list[Any], iterations: int, deadline: float = np.inf
-) -> np.ndarray:
-    """Whether ``∩_k conv(X_k)`` is empty: column generation on the objective 0 (phase I) either
-    finds a point of it (slack 0) or multipliers ``ρ`` with ``Σ_k ρ_k = 0`` whose bound is negative,
-    which by weak duality no point allows. The answer is the same for every objective, so one run
-    serves ``count`` instances; ``False`` where neither was reached within ``iterations``."""
-    n = dec.problem.num_vars
-    run = column_generation(
-        dec, np.zeros((1, n)), solvers, iterations=iterations, tol=0.0, deadline=deadline, farkas=True
-    )
-    return np.full(count, bool(run.best[0] < -_FARKAS_TOL * max(1.0, float(np.abs(run.X).max(initial=0.0)))))
-
-
-def lagrangian_bound(
-    dec: Decomposition,
-    costs: Any,
-    *,
-    iterations: int = 500,
-    tol: float = 1e-6,
-    smoothing: float = 0.5,
-    solver: Any = "auto",
-    time_limit: float | None = None,
-    progress: bool = True,
-) -> LagrangianBound:
-    """The exact Lagrangian dual bound ``LD*`` of ``dec`` for each cost vector, by column generation.
-
-    See the module docstring; ``dec.dual(..., step="master")`` runs the same algorithm and returns a
-    [`DualResult`][ldopt.DualResult]. An instance without any point in ``∩_k conv(X_k)`` is proven
-    infeasible (``LagrangianBound.infeasible``).
-
-    Parameters
-    ----------
-    dec
-        The decomposition.
-    costs
-        One cost vector ``(num_costs,)`` or a batch ``(B, num_costs)``.
-    iterations
-        Pricing rounds at most (each solves every block once per instance and the master LPs).
-    tol
-        The relative gap between the bound and the master's certificate at which an instance stops.
-    smoothing
-        Wentges' weight of the best multipliers in the pricing point, in ``[0, 1)`` (0: plain
-        Dantzig–Wolfe).
-    solver
-        The block solvers, as for ``dec.dual``.
-    time_limit
-        Seconds for the whole batch, or ``None``.
-    progress
-        Show a progress bar.
-
-    Returns
-    -------
-    LagrangianBound
-        The bound (user's sense), its certificate, the multipliers and the per-instance counts.
-    """
-    checks.instance("dec", dec, Decomposition, "an ldopt.Decomposition (ldopt.decompose(problem))")
-    c, _ = dec.problem.check_costs(costs)
-    iterations = checks.positive_int("iterations", iterations)
-    tol = checks.nonnegative("tol", tol)
-    smoothing = checks.finite("smoothing", smoothing)
-    if not 0.0 <= smoothing < 1.0:
-        raise DecompositionError(f"smoothing: expected a weight in [0, 1), got {smoothing}")
-    time_limit = checks.positive_or_none("time_limit", time_limit, " (seconds)")
-    progress = checks.boolean("progress", progress)
-    t0 = time.perf_counter()
-    p = dec.problem
-    sign = p.sign
-    q = sign * p.objective_coefficients(c)
-    bar = counting_bar(iterations, f"Lagrangian bound ({len(c)} instances)", progress)
-    try:
-        run = column_generation(
-            dec, q, dec.block_solvers(solver), iterations=iterations, tol=tol, smoothing=smoothing,
-            deadline=t0 + time_limit if time_limit else np.inf, bar=bar,
-        )  # fmt: skip
-    finally:
-        if bar is not None:
-            bar.close()
-    offset = p.compiled.k0 + c @ p.compiled.r
-    gap = run.best - run.certificate
-    infeasible = np.zeros(len(c), dtype=bool)
-    if not np.isfinite(run.certificate).any():  # no instance found a point of ∩ conv(X_k): is there one?
-        deadline = t0 + time_limit if time_limit else np.inf
-        infeasible = prove_infeasible(dec, len(c), dec.block_solvers(solver), iterations, deadline)
-    best = np.where(infeasible, -np.inf, run.best)
-    return LagrangianBound(
-        bound=sign * best + offset,
-        certificate=np.where(np.isfinite(run.certificate), sign * run.certificate + offset, np.nan),
-        lam=sign * run.lam,
-        iterations=run.iterations,
-        columns=run.columns,
-        converged=infeasible | (gap <= tol * np.maximum(1.0, np.abs(run.best))),
-        seconds=time.perf_counter() - t0,
-        infeasible=infeasible,
-    )
+_PENALTY_GROWTH = 1e8  # the slack penalty grows at most this much: beyond, the instance stops
 
 
 def _spread(link: np.ndarray, supports: list[np.ndarray], first: np.ndarray, q: np.ndarray, m: int) -> np.ndarray:

@@ -20,9 +20,10 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import InputError
 from ..primal import PrimalHeuristic
 from .forms import Form
-from .settings import DualSettings
+from .settings import Adam, DualSettings, Polyak
 
 
 class _Polyak:
@@ -120,9 +121,12 @@ class RunResult:
 
 def _step_rule(settings: DualSettings, shape: tuple[int, ...]) -> _Polyak | _Adam:
     """The step rule ``settings`` names, for multipliers of ``shape`` (instances first)."""
-    if settings.step == "adam":
-        return _Adam(shape, settings.step_scale)
-    return _Polyak(shape[0], settings.step_scale, max(5, settings.iterations // 20))
+    rule = settings.rule
+    if isinstance(rule, Adam):
+        return _Adam(shape, rule.lr)
+    if not isinstance(rule, Polyak):
+        raise InputError(f"step: expected a subgradient rule (Polyak or Adam) here, got {rule!r}")
+    return _Polyak(shape[0], rule.alpha, rule.patience or max(5, settings.iterations // 20))
 
 
 def subgradient_run(

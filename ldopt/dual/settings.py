@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, get_args
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, Literal, get_args
 
 import numpy as np
 
@@ -44,33 +44,146 @@ def _start(name: str, value: Any) -> float | Start:
 
 
 @dataclass(frozen=True)
-class DualSettings:
-    """How [`ldopt.dual.solve_dual()`][ldopt.dual.solve_dual] optimises the multipliers (see its docstring).
+class Polyak:
+    """Polyak's step ``t = α (B(λ) − target) / ||g||²`` towards the best primal value (or, before
+    one is found, 5% below the best bound); ``α`` halves after ``patience`` iterations without a
+    better bound.
 
-    ``mode``: ``"shared"`` (one symmetric solve for every decomposition), ``"independent"`` (the
-    paper's one μ-form run per decomposition) or ``"joint"`` (one μ-form run whose per-block
-    penalties serve every decomposition). ``lr``: the step scale (Polyak's α₀, default 2, or
-    Adam's learning rate, default 0.01; unused by ``step="master"``, column generation, whose
-    ``iterations`` are pricing rounds). ``mu0``: the μ-forms' start, a number (the paper's 1) or
-    ``"symmetric"`` (every block's objective ``q/m``, the shared solve's start).
+    Parameters
+    ----------
+    alpha
+        The initial ``α``.
+    patience
+        Iterations without a better bound before ``α`` halves; ``None``: ``max(5, iterations // 20)``.
+    """
+
+    alpha: float = 2.0
+    patience: int | None = None
+    name: ClassVar[str] = "polyak"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "alpha", checks.positive("alpha", self.alpha))
+        object.__setattr__(self, "patience", checks.positive_int_or_none("patience", self.patience))
+
+    @property
+    def scale(self) -> float:
+        """The step scale (``alpha``)."""
+        return self.alpha
+
+    def scaled(self, scale: float) -> Polyak:
+        """The same rule with step scale ``scale``."""
+        return replace(self, alpha=scale)
+
+
+@dataclass(frozen=True)
+class Adam:
+    """The reference code's rule: Adam on the multipliers, per instance, projected back onto
+    ``Σ_k λ_k = q(c)``.
+
+    Parameters
+    ----------
+    lr
+        Adam's learning rate.
+    """
+
+    lr: float = 0.01
+    name: ClassVar[str] = "adam"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "lr", checks.positive("lr", self.lr))
+
+    @property
+    def scale(self) -> float:
+        """The step scale (``lr``)."""
+        return self.lr
+
+    def scaled(self, scale: float) -> Adam:
+        """The same rule with step scale ``scale``."""
+        return replace(self, lr=scale)
+
+
+@dataclass(frozen=True)
+class Master:
+    """The exact dual optimum by column generation (`ldopt.dual.master`); ``iterations`` are its
+    pricing rounds. It needs no primal value and converges where none is found."""
+
+    name: ClassVar[str] = "master"
+
+    @property
+    def scale(self) -> float:
+        """No step scale (``nan``)."""
+        return float("nan")
+
+    def scaled(self, scale: float) -> Master:
+        """This rule (it has no step scale)."""
+        return self
+
+
+Rule = Polyak | Adam | Master
+RULES: dict[str, type[Rule]] = {"polyak": Polyak, "adam": Adam, "master": Master}
+
+
+def step_rule(step: Any, lr: float | None = None) -> Rule | Literal["auto"]:
+    """A step rule from a rule object or its name (``"auto"`` stays a name until the
+    decomposition resolves it); ``lr`` gives a named rule its step scale."""
+    if isinstance(step, (Polyak, Adam, Master)):
+        if lr is not None:
+            raise InputError(f"lr: expected it only with a step rule's name, got it with {step!r} (set the rule's own)")
+        return step
+    choice = checks.choice("step", step, get_args(StepChoice))
+    if choice == "auto":
+        return "auto"
+    rule = RULES[choice]()
+    return rule if lr is None else rule.scaled(checks.positive("lr", lr))
+
+
+@dataclass(frozen=True)
+class DualSettings:
+    """How [`ldopt.dual.solve_dual()`][ldopt.dual.solve_dual] optimises the multipliers: one frozen,
+    validated record, passed as is from [`LDDataset`][ldopt_torch.LDDataset] to the solver and used
+    as the cache key.
+
+    Parameters
+    ----------
+    iterations
+        Subgradient steps at most per run (pricing rounds for the master).
+    mode
+        ``"shared"`` (one symmetric solve for every decomposition), ``"independent"`` (the paper's
+        one μ-form run per decomposition) or ``"joint"`` (one μ-form run whose per-block penalties
+        serve every decomposition).
+    step
+        The step rule: [`Polyak`][ldopt.dual.settings.Polyak], [`Adam`][ldopt.dual.settings.Adam],
+        [`Master`][ldopt.dual.settings.Master], their names, or ``"auto"`` (resolved per
+        decomposition by [`resolve_step()`][ldopt.dual.master.resolve_step]).
+    lr
+        A named rule's step scale (Polyak's ``α``, Adam's learning rate); ``None``: the rule's own.
+        Give a rule object its parameter instead.
+    mu0
+        The μ-forms' start: a number (the paper's 1) or ``"symmetric"`` (every block's objective
+        ``q/m``, the shared solve's start).
+    tol
+        An instance stops once its bound is within this (relative) of the best primal value.
+    time_limit
+        Seconds per chunk of instances, or ``None``.
+    solver
+        The block solvers: a name, one per block, or ``{block: name}``.
     """
 
     iterations: int = 300
     mode: DualMode = "shared"
-    step: StepRule = "polyak"
+    step: Rule | StepChoice = "polyak"
     lr: float | None = None
     mu0: float | Start = 1.0
     tol: float = 1e-6
     time_limit: float | None = None
     solver: SolverChoice = "auto"
-    _lr: float = field(init=False, repr=False, compare=False, default=0.0)
 
     def __post_init__(self) -> None:
         fields = dict(
             iterations=checks.positive_int("iterations", self.iterations),
             mode=checks.choice("mode", self.mode, get_args(DualMode)),
-            step=checks.choice("step", self.step, get_args(StepRule)),
-            lr=checks.positive_or_none("lr", self.lr),
+            step=step_rule(self.step, checks.positive_or_none("lr", self.lr)),
+            lr=None,  # now the rule's own parameter
             mu0=_start("mu0", self.mu0),
             tol=checks.nonnegative("tol", self.tol),
             time_limit=checks.positive_or_none("time_limit", self.time_limit, " (seconds)"),
@@ -78,21 +191,41 @@ class DualSettings:
         )
         for key, value in fields.items():
             object.__setattr__(self, key, value)
-        default = 0.01 if self.step == "adam" else 2.0
-        object.__setattr__(self, "_lr", float(self.lr) if self.lr is not None else default)
+
+    @property
+    def rule(self) -> Rule:
+        """The step rule (``"auto"`` must be resolved first)."""
+        if isinstance(self.step, str):
+            raise InputError("step='auto': expected it resolved for a decomposition (ldopt.dual.resolve_step)")
+        return self.step
+
+    @property
+    def step_name(self) -> str:
+        """The step rule's name (``"polyak"``, ``"adam"``, ``"master"`` or ``"auto"``)."""
+        return self.step if isinstance(self.step, str) else self.step.name
 
     @property
     def step_scale(self) -> float:
-        """The step scale in force: ``lr`` or the step rule's default."""
-        return self._lr
+        """The step scale in force: Polyak's ``α`` or Adam's learning rate."""
+        return self.rule.scale
 
     def key(self) -> dict[str, Any]:
         """A JSON-able record of everything that changes the answer (for caches and checkpoints)."""
-        out = {k: v for k, v in asdict(self).items() if not k.startswith("_")}
-        out["lr"] = self.step_scale
-        out["solver"] = (
-            self.solver
-            if isinstance(self.solver, str)
-            else [list(s) if isinstance(s, tuple) else s for s in self.solver]
+        rule = self.rule
+        out: dict[str, Any] = dict(
+            iterations=self.iterations,
+            mode=self.mode,
+            step=rule.name,
+            lr=2.0 if isinstance(rule, Master) else rule.scale,  # the key the named rules always had
+            mu0=self.mu0,
+            tol=self.tol,
+            time_limit=self.time_limit,
+            solver=(
+                self.solver
+                if isinstance(self.solver, str)
+                else [list(s) if isinstance(s, tuple) else s for s in self.solver]
+            ),
         )
+        if isinstance(rule, Polyak) and rule.patience is not None:
+            out["patience"] = rule.patience
         return out

@@ -36,42 +36,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..jit import nb
+from .knapsack_quantum import floor_to, grow, quantum
 from .knapsack_sort import SMALL, extend_left, extend_right, insertion_sort, partition
 
 OK = 0
 TOO_MANY_STATES = 1
-
-
-@nb.njit(cache=True, nogil=True)
-def _grow(a: np.ndarray, size: int) -> np.ndarray:
-    out = np.empty(size, dtype=a.dtype)
-    out[: a.shape[0]] = a
-    return out
-
-
-@nb.njit(cache=True, nogil=True)
-def _quantum(v: np.ndarray, item: np.ndarray, N: int, vmin: float) -> float:
-    """A ``g > 0`` of which every candidate's value is a whole multiple (``vmin / k``, ``k ≤ 4``,
-    checked on every value), or 0 when there is none."""
-    for k in range(1, 5):
-        g = vmin / k
-        ok = True
-        for i in range(N):
-            r = v[item[i]] / g
-            if abs(r - np.floor(r + 0.5)) > 1e-9 * max(1.0, r):
-                ok = False
-                break
-        if ok:
-            return g
-    return 0.0
-
-
-@nb.njit(cache=True, nogil=True)
-def _floor_to(ub: float, g: float) -> float:
-    """``ub`` rounded down to a multiple of ``g`` (``g = 0``: unchanged)."""
-    if g == 0.0:
-        return ub
-    return g * np.floor(ub / g + 1e-7)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -136,7 +105,7 @@ def core_range(
             for k in range(N):
                 x[item[k]] = 1.0
             continue
-        g = _quantum(v, item, N, vmin)  # profits are multiples of g: bounds round down to them
+        g = quantum(v, item, N, vmin)  # profits are multiples of g: bounds round down to them
         # 2. weighted quickselect for the break item; unsorted intervals go on the stacks
         lo = 0
         hi = N
@@ -197,7 +166,7 @@ def core_range(
                 z += v[item[k]]
                 greedy[k] = True
         inc = -2  # -2: the greedy fill; -1: the break solution; >= 0: an arena record
-        ub0 = _floor_to(P + (cap - W) * eff[br], g)
+        ub0 = floor_to(P + (cap - W) * eff[br], g)
         if z < ub0 - 0.5 * g:
             greedy_item = np.empty(N, dtype=np.int64)  # the greedy's items, before sorting moves them
             ng = 0
@@ -245,16 +214,16 @@ def core_range(
                     break
                 if NW.shape[0] < 2 * L:
                     new = max(2 * NW.shape[0], 2 * L)
-                    NW = _grow(NW, new)
-                    NP = _grow(NP, new)
-                    NA = _grow(NA, new)
-                    SW = _grow(SW, new)
-                    SP = _grow(SP, new)
-                    SA = _grow(SA, new)
+                    NW = grow(NW, new)
+                    NP = grow(NP, new)
+                    NA = grow(NA, new)
+                    SW = grow(SW, new)
+                    SP = grow(SP, new)
+                    SA = grow(SA, new)
                 if na + L > parent.shape[0]:
                     new = max(2 * parent.shape[0], na + L)
-                    parent = _grow(parent, new)
-                    flip = _grow(flip, new)
+                    parent = grow(parent, new)
+                    flip = grow(flip, new)
                 # merge the list with its shifted copy, in increasing weight
                 i1 = 0
                 i2 = 0
@@ -287,7 +256,7 @@ def core_range(
                     if better:
                         z = cp
                     ub = cp + (cap - cw) * e_add if feasible else cp - (cw - cap) * e_rem
-                    keep = _floor_to(ub, g) > z + 0.5 * g
+                    keep = floor_to(ub, g) > z + 0.5 * g
                     if not (better or keep):
                         continue
                     a = pa

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .. import checks
-from ..decomposition import Decomposition, decompose
+from ..decomposed import Decomposition, decompose
 from ..errors import InputError
 from ..problem import Problem
 

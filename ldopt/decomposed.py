@@ -1,0 +1,51 @@
+"""[`decompose()`][ldopt.decompose] and what it returns: a [`Decomposition`][ldopt.Decomposition],
+the blocks of `ldopt.decomposition` with the algorithm that optimises their multipliers.
+
+The data does not depend on the algorithm: `ldopt.dual` works on
+[`Blocks`][ldopt.decomposition.Blocks], and this module, above both, joins them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .blocks import groups_of
+from .decomposition import Blocks
+from .dual.solve import solve_dual
+from .errors import DecompositionError
+from .problem import Problem
+
+
+class Decomposition(Blocks):
+    """The Lagrangian decomposition of a [`Problem`][ldopt.Problem] into constraint blocks: its
+    blocks (``dec.block(k)``, ``dec.describe()``) and ``dec.dual(costs, ...)``, which optimises the
+    multipliers ([`solve_dual()`][ldopt.dual.solve_dual] with ``dec`` first: the same parameters)."""
+
+    dual = solve_dual
+
+
+def decompose(problem: Problem, blocks: Any = None) -> Decomposition:
+    """Decompose ``problem`` into constraint blocks (see `ldopt.decomposition`).
+
+    A block that leaves a variable unbounded gets the bounds the whole model implies for it
+    (`ldopt.implied_bounds`; ``dec.describe()`` lists them); a variable the whole model leaves
+    unbounded is refused.
+
+    Parameters
+    ----------
+    problem
+        The compiled problem ([`Problem.from_pyomo()`][ldopt.Problem.from_pyomo]).
+    blocks
+        ``None``: one block per row; ``"component"``: one per Pyomo constraint component; or a list
+        of groups, each a list of row indices, row names or component names (every row in one group).
+
+    Returns
+    -------
+    Decomposition
+        Its blocks, their subproblems and solvers; ``dec.dual(costs)`` optimises the multipliers.
+    """
+    if not isinstance(problem, Problem):
+        raise DecompositionError(f"problem: expected an ldopt.Problem, got {type(problem).__name__}")
+    if problem.num_constraints == 0:
+        raise DecompositionError("the problem has no constraints to decompose")
+    problem.check_parameters()
+    return Decomposition(problem, groups_of(problem, blocks))

@@ -1,0 +1,147 @@
+"""The exact Lagrangian bound ``LD*`` of each instance with its certificate, by the column
+generation of `ldopt.dual.master`, and the proof of infeasibility where no point exists."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .. import checks
+from ..decomposition import Blocks
+from ..errors import DecompositionError
+from ..progress import counting_bar
+from .master import _FARKAS_TOL, column_generation
+
+
+@dataclass
+class LagrangianBound:
+    """The exact Lagrangian bound of each instance (user's sense), with its certificate.
+
+    ``bound``: the best Lagrangian bound found (valid: from multipliers ``lam``). ``certificate``:
+    the master's value at a slack-free optimum, a bound from the other side (``nan`` where none was
+    reached), so that ``|bound − certificate|`` is the certified gap to ``LD*``. ``lam``: shared
+    multipliers ``(B, m, n)`` in the user's sense with ``Σ_k λ_k = q(c)``; ``iterations`` and
+    ``columns`` per instance; ``converged``: the relative gap reached ``tol``, or infeasibility was
+    proven. ``infeasible``: the instances whose decomposition has no point (``∩_k conv(X_k)`` is
+    empty, so the problem is infeasible), proven by multipliers ``ρ`` with ``Σ_k ρ_k = 0`` and
+    ``Σ_k max_{x∈X_k} ρ_k·x < 0``; their bound is ``-inf`` for a maximisation (``+inf`` for a
+    minimisation).
+    """
+
+    bound: np.ndarray
+    certificate: np.ndarray
+    lam: np.ndarray
+    iterations: np.ndarray
+    columns: np.ndarray
+    converged: np.ndarray
+    seconds: float
+    infeasible: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+
+    @property
+    def gap(self) -> np.ndarray:
+        """The certified relative gap ``|bound − certificate| / max(1, |bound|)`` (``inf`` without one,
+        0 where infeasibility is proven)."""
+        with np.errstate(invalid="ignore"):
+            g = np.abs(self.bound - self.certificate) / np.maximum(1.0, np.abs(self.bound))
+        g = np.where(np.isfinite(g), g, np.inf)
+        return np.where(self.infeasible, 0.0, g) if len(self.infeasible) == len(g) else g
+
+
+def prove_infeasible(
+    dec: Blocks, count: int, solvers: list[Any], iterations: int, deadline: float = np.inf
+) -> np.ndarray:
+    """Whether ``∩_k conv(X_k)`` is empty: column generation on the objective 0 (phase I) either
+    finds a point of it (slack 0) or multipliers ``ρ`` with ``Σ_k ρ_k = 0`` whose bound is negative,
+    which by weak duality no point allows. The answer is the same for every objective, so one run
+    serves ``count`` instances; ``False`` where neither was reached within ``iterations``."""
+    n = dec.problem.num_vars
+    run = column_generation(
+        dec, np.zeros((1, n)), solvers, iterations=iterations, tol=0.0, deadline=deadline, farkas=True
+    )
+    return np.full(count, bool(run.best[0] < -_FARKAS_TOL * max(1.0, float(np.abs(run.X).max(initial=0.0)))))
+
+
+def lagrangian_bound(
+    dec: Blocks,
+    costs: Any,
+    *,
+    iterations: int = 500,
+    tol: float = 1e-6,
+    smoothing: float = 0.5,
+    solver: Any = "auto",
+    time_limit: float | None = None,
+    progress: bool = True,
+) -> LagrangianBound:
+    """The exact Lagrangian dual bound ``LD*`` of ``dec`` for each cost vector, by column generation.
+
+    See the module docstring; ``dec.dual(..., step="master")`` runs the same algorithm and returns a
+    [`DualResult`][ldopt.DualResult]. An instance without any point in ``∩_k conv(X_k)`` is proven
+    infeasible (``LagrangianBound.infeasible``).
+
+    Parameters
+    ----------
+    dec
+        The decomposition.
+    costs
+        One cost vector ``(num_costs,)`` or a batch ``(B, num_costs)``.
+    iterations
+        Pricing rounds at most (each solves every block once per instance and the master LPs).
+    tol
+        The relative gap between the bound and the master's certificate at which an instance stops.
+    smoothing
+        Wentges' weight of the best multipliers in the pricing point, in ``[0, 1)`` (0: plain
+        Dantzig–Wolfe).
+    solver
+        The block solvers, as for ``dec.dual``.
+    time_limit
+        Seconds for the whole batch, or ``None``.
+    progress
+        Show a progress bar.
+
+    Returns
+    -------
+    LagrangianBound
+        The bound (user's sense), its certificate, the multipliers and the per-instance counts.
+    """
+    checks.instance("dec", dec, Blocks, "an ldopt.Decomposition (ldopt.decompose(problem))")
+    c, _ = dec.problem.check_costs(costs)
+    iterations = checks.positive_int("iterations", iterations)
+    tol = checks.nonnegative("tol", tol)
+    smoothing = checks.finite("smoothing", smoothing)
+    if not 0.0 <= smoothing < 1.0:
+        raise DecompositionError(f"smoothing: expected a weight in [0, 1), got {smoothing}")
+    time_limit = checks.positive_or_none("time_limit", time_limit, " (seconds)")
+    progress = checks.boolean("progress", progress)
+    t0 = time.perf_counter()
+    p = dec.problem
+    sign = p.sign
+    q = sign * p.objective_coefficients(c)
+    bar = counting_bar(iterations, f"Lagrangian bound ({len(c)} instances)", progress)
+    try:
+        run = column_generation(
+            dec, q, dec.block_solvers(solver), iterations=iterations, tol=tol, smoothing=smoothing,
+            deadline=t0 + time_limit if time_limit else np.inf, bar=bar,
+        )  # fmt: skip
+    finally:
+        if bar is not None:
+            bar.close()
+    offset = p.compiled.k0 + c @ p.compiled.r
+    gap = run.best - run.certificate
+    infeasible = np.zeros(len(c), dtype=bool)
+    if not np.isfinite(run.certificate).any():  # no instance found a point of ∩ conv(X_k): is there one?
+        deadline = t0 + time_limit if time_limit else np.inf
+        infeasible = prove_infeasible(dec, len(c), dec.block_solvers(solver), iterations, deadline)
+    best = np.where(infeasible, -np.inf, run.best)
+    return LagrangianBound(
+        bound=sign * best + offset,
+        certificate=np.where(np.isfinite(run.certificate), sign * run.certificate + offset, np.nan),
+        lam=sign * run.lam,
+        iterations=run.iterations,
+        columns=run.columns,
+        converged=infeasible | (gap <= tol * np.maximum(1.0, np.abs(run.best))),
+        seconds=time.perf_counter() - t0,
+        infeasible=infeasible,
+    )

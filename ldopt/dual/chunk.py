@@ -1,0 +1,137 @@
+"""One chunk of instances, solved in this process: the subgradient runs of the mode, or column
+generation for the master rule (``solve_dual`` splits the instances into chunks)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from ..decomposition import Blocks
+from ..errors import DecompositionError
+from ..primal import PrimalHeuristic
+from .forms import Joint, MuForm, Shared
+from .master import column_generation
+from .result import DualResult, pad_rows
+from .run import subgradient_run
+from .settings import DualSettings, Master
+
+
+def solve_chunk(
+    dec: Blocks, costs: np.ndarray, settings: DualSettings, bar: Any = None, warm: np.ndarray | None = None
+) -> DualResult:
+    """The dual solve of one chunk of instances, on the calling thread (``bar``: a progress bar
+    to advance by one per iteration, shared by the chunks of one solve; ``warm``: the chunk's kept
+    multipliers ``lam`` in the max form, to start from)."""
+    t0 = time.perf_counter()
+    p = dec.problem
+    sign = p.sign
+    q = sign * p.objective_coefficients(costs)
+    offset = p.compiled.k0 + costs @ p.compiled.r
+    solvers = dec.block_solvers(settings.solver)
+    m = dec.num_blocks
+    B, n = q.shape
+    heuristic = PrimalHeuristic(p)
+    deadline = t0 + settings.time_limit if settings.time_limit else np.inf
+    if isinstance(settings.rule, Master):
+        return _master_chunk(dec, q, offset, settings, solvers, heuristic, deadline, bar, warm, t0)
+    p_val = np.full(B, -np.inf)
+    p_x = np.full((B, n), np.nan)
+    forms = (
+        [MuForm(m, d) for d in range(m)]
+        if settings.mode == "independent"
+        else [Joint(m) if settings.mode == "joint" else Shared(m)]
+    )
+    independent = settings.mode == "independent"
+    starts = [None if warm is None else warm[:, d] if independent else warm for d in range(len(forms))]
+    runs = [
+        subgradient_run(f, solvers, q, settings, deadline, heuristic, p_val, p_x, bar, w)
+        for f, w in zip(forms, starts, strict=True)
+    ]
+    if any(r.done == 0 for r in runs):
+        raise DecompositionError("the dual solve did not run a single iteration (time_limit too small?)")
+    if settings.mode == "independent":  # run d keeps λ (b, m, n); stack the runs
+        lam = np.stack([r.lam for r in runs], axis=1)
+        main = np.stack([r.main for r in runs], axis=1)
+        main_x = np.stack([r.main_x for r in runs], axis=1)
+        bounds = np.concatenate([r.bounds for r in runs], axis=1)
+    else:
+        (r,) = runs
+        lam, main_x, bounds = r.lam, r.main_x, r.bounds
+        main = lam if settings.mode == "shared" else r.main
+    used = max(r.done for r in runs)
+    hist = np.full((used, B), np.inf)
+    for r in runs:  # the best bound over all runs, per iteration
+        hist = np.minimum(hist, pad_rows(r.history, used))
+    lam_u = sign * lam
+    return DualResult(
+        sense=p.sense,
+        mode=settings.mode,
+        lam=lam_u,
+        main=lam_u if main is lam else sign * main,
+        main_x=main_x,
+        run_bounds=sign * bounds + offset[:, None],
+        history=sign * hist + offset[None, :],
+        primal_objective=np.where(np.isfinite(p_val), sign * p_val + offset, np.nan),
+        primal_x=p_x,
+        iterations=used,
+        seconds=time.perf_counter() - t0,
+        step=settings.step_name,
+        solvers=[s.name for s in solvers],
+    )
+
+
+def _master_chunk(
+    dec: Blocks,
+    q: np.ndarray,
+    offset: np.ndarray,
+    settings: DualSettings,
+    solvers: list[Any],
+    heuristic: PrimalHeuristic,
+    deadline: float,
+    bar: Any,
+    warm: np.ndarray | None,
+    t0: float,
+) -> DualResult:
+    """``step="master"``: the dual optimum by column generation (`master`). Every run of every
+    mode has that optimum, so it is computed once and stored in the mode's layout: decomposition
+    ``d`` gets ``λ_k = λ*_k`` for every block (independent: ``μ_k = −λ*_k``; joint: ``ν_k = −λ*_k``)."""
+    p = dec.problem
+    m = dec.num_blocks
+    B, n = q.shape
+    start = None
+    if warm is not None:  # the kept multipliers as shared ones, projected onto Σ_k λ_k = q
+        lam0 = warm[:, 0] if settings.mode == "independent" else warm
+        start = Shared(m).project(np.array(lam0, dtype=float), q)
+    runs = m if settings.mode == "independent" else 1
+    run = column_generation(
+        dec, q, solvers, iterations=settings.iterations, tol=settings.tol, deadline=deadline,
+        start=start, bar=bar, bar_step=runs,
+    )  # fmt: skip
+    p_val = np.full(B, -np.inf)
+    p_x = np.full((B, n), np.nan)
+    heuristic.update(q, run.X, p_val, p_x, np.arange(B))
+    lam_u = p.sign * run.lam
+    if settings.mode == "shared":
+        lam, bounds = lam_u, run.best[:, None]
+    elif settings.mode == "joint":
+        lam, bounds = lam_u, np.repeat(run.best[:, None], m, axis=1)
+    else:
+        lam, bounds = np.repeat(lam_u[:, None], m, axis=1), np.repeat(run.best[:, None], m, axis=1)
+    history = run.history if len(run.history) else run.best[None, :]
+    return DualResult(
+        sense=p.sense,
+        mode=settings.mode,
+        lam=lam,
+        main=lam_u,
+        main_x=run.X,
+        run_bounds=p.sign * bounds + offset[:, None],
+        history=p.sign * history + offset[None, :],
+        primal_objective=np.where(np.isfinite(p_val), p.sign * p_val + offset, np.nan),
+        primal_x=p_x,
+        iterations=max(1, len(run.history)),
+        seconds=time.perf_counter() - t0,
+        step=settings.step_name,
+        solvers=[s.name for s in solvers],
+    )

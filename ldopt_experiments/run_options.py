@@ -1,0 +1,47 @@
+"""A run's options and the seconds of its stages (see [`run()`][ldopt_experiments.runner.run])."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ldopt_torch import DynamicMultipliers
+
+
+@dataclass
+class RunOptions:
+    """How [`run()`][ldopt_experiments.runner.run] trains and evaluates (see its docstring)."""
+
+    solver: str = "highs"
+    budget: float | None = None
+    epochs: int = 500
+    patience: int | None = 20
+    eval_every: int = 0
+    evaluations: int = 12
+    iterations: int | None = None  # LDDataset's default for the dual mode
+    lr: float | None = None
+    count_construction: bool = False
+    curve_instances: int = 200
+    dual: dict[str, Any] = field(default_factory=dict)
+    dynamic: DynamicMultipliers | None = None
+    time_limit: float | None = None
+    certify: bool = False
+    certify_iterations: int = 100
+    out: str | Path | None = None
+    resume: bool = False
+    progress: bool = True
+
+
+class Stages:
+    """Seconds per stage, in the order they ran."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, float]] = []
+
+    def timed(self, name: str, fn: Any) -> Any:
+        t0 = time.perf_counter()
+        out = fn()
+        self.items.append((name, time.perf_counter() - t0))
+        return out
