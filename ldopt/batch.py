@@ -65,6 +65,25 @@ def solve_many(
     with their incumbent and bound (status ``"feasible"``); an instance that has no incumbent yet
     when its time runs out is solved again with four times the limit (up to three times).
     ``start`` gives MIP solvers a point per instance to begin from.
+
+    Parameters
+    ----------
+    problem
+        The problem.
+    costs
+        Cost vectors ``(B, num_costs)``.
+    solver
+        A solver name or ``"auto"``.
+    executor
+        A ``concurrent.futures.Executor``, or ``None`` (threads).
+    chunk_size
+        Instances per task with an executor (``None``: about eight tasks).
+    time_limit
+        Seconds per instance, or ``None``.
+    gap
+        Relative MIP gap (0: exact).
+    start
+        Feasible points to start from, or ``None``.
     """
     check_problem(problem, solver)
     checks.executor_or_none("executor", executor)
@@ -121,7 +140,15 @@ def _solve_spread(
 
 
 def checked(sol: Solution, what: str) -> Solution:
-    """``sol``, or a [`SolverError`][ldopt.SolverError] naming the first instance without a solution."""
+    """``sol``, or a [`SolverError`][ldopt.SolverError] naming the first instance without a solution.
+
+    Parameters
+    ----------
+    sol
+        A batch of solutions.
+    what
+        What was solved (for the message).
+    """
     if not sol.ok.all():
         bad = int(np.flatnonzero(~sol.ok)[0])
         raise SolverError(

@@ -27,7 +27,13 @@ _savez: Any = np.savez  # the arrays' names are keyword arguments, which numpy's
 
 
 def digest(*parts: Any) -> str:
-    """A SHA-256 hex digest of arrays, strings, numbers and (nested) lists/dicts of them."""
+    """A SHA-256 hex digest of arrays, strings, numbers and (nested) lists/dicts of them.
+
+    Parameters
+    ----------
+    *parts
+        Arrays, strings, numbers and (nested) lists or dicts of them.
+    """
     h = hashlib.sha256()
 
     def feed(obj: Any) -> None:
@@ -69,14 +75,32 @@ def _atomic_write(path: Path, write: Any) -> None:
 
 def entry_path(cache: str | Path, prefix: str, key: str) -> Path:
     """Where an entry keyed ``key`` lives: ``cache`` itself when it names an ``.npz`` file, else
-    ``<cache>/<prefix>-<key[:20]>.npz``."""
+    ``<cache>/<prefix>-<key[:20]>.npz``.
+
+    Parameters
+    ----------
+    cache
+        A folder, or an ``.npz`` path used as is.
+    prefix
+        The file name's prefix in a folder.
+    key
+        The entry's key (a digest).
+    """
     path = Path(cache)
     return path if path.suffix == ".npz" else path / f"{prefix}-{key[:20]}.npz"
 
 
 def write_text(path: str | Path, text: str) -> Path:
     """Write ``text`` to ``path`` atomically: a reader sees the old file or the new one, never part.
-    Raises [`OutputError`][ldopt.errors.OutputError] where it cannot be written."""
+    Raises [`OutputError`][ldopt.errors.OutputError] where it cannot be written.
+
+    Parameters
+    ----------
+    path
+        The file to write.
+    text
+        Its new content.
+    """
     path = Path(path)
     try:
         _atomic_write(path, lambda fh: fh.write(text.encode()))
@@ -92,6 +116,15 @@ def save(path: str | Path, arrays: dict[str, np.ndarray], header: dict[str, Any]
 
     The header carries the arrays' digest, so a torn pair (one file replaced, not the other) is
     detected on load.
+
+    Parameters
+    ----------
+    path
+        The ``.npz`` path.
+    arrays
+        Named arrays.
+    header
+        A JSON-able header (the key fields the reader checks).
     """
     path = Path(path)
     header = {**header, "format": FORMAT, "arrays_digest": digest(arrays)}
@@ -119,6 +152,13 @@ def load(path: str | Path, expect: dict[str, Any] | None = None) -> tuple[dict[s
     Raises [`TornCacheError`][ldopt.cache.TornCacheError] when the entry is unreadable or half written, and
     [`CacheError`][ldopt.cache.CacheError] when a header field differs from ``expect`` (the entry was written by
     another problem, data or settings).
+
+    Parameters
+    ----------
+    path
+        The ``.npz`` path.
+    expect
+        Header fields the entry must match (a mismatch is a ``CacheError``), or ``None``.
     """
     path = Path(path)
     meta = path.with_suffix(path.suffix + ".json")
@@ -149,7 +189,17 @@ def load_or_recompute(
     """``decode`` of the entry at ``path``, or ``None`` (compute it) when there is none or it is
     unusable: torn, corrupt, or not decodable (an older format, a forged header). An unusable entry
     is not an error — the result is computed again, with a warning, and the new entry replaces it.
-    An intact entry of other settings (``expect`` differs) still raises [`CacheError`][ldopt.cache.CacheError]."""
+    An intact entry of other settings (``expect`` differs) still raises [`CacheError`][ldopt.cache.CacheError].
+
+    Parameters
+    ----------
+    path
+        The ``.npz`` path.
+    expect
+        Header fields the entry must match, or ``None``.
+    decode
+        Builds the value from the arrays and header.
+    """
     try:
         hit = load(path, expect)
         return None if hit is None else decode(*hit)

@@ -18,7 +18,15 @@ from .problem import Problem
 class Decomposition(Blocks):
     """The Lagrangian decomposition of a [`Problem`][ldopt.Problem] into constraint blocks: its
     blocks (``dec.block(k)``, ``dec.describe()``) and ``dec.dual(costs, ...)``, which optimises the
-    multipliers ([`solve_dual()`][ldopt.dual.solve_dual] with ``dec`` first: the same parameters)."""
+    multipliers ([`solve_dual()`][ldopt.dual.solve_dual] with ``dec`` first: the same parameters).
+
+    Parameters
+    ----------
+    problem
+        The problem to decompose.
+    groups
+        The row indices of each block (what ``decompose(problem, blocks)`` resolves ``blocks`` to).
+    """
 
     dual = solve_dual
 

@@ -114,7 +114,19 @@ class BlockSolver:
 
 @dataclass
 class Block:
-    """Block ``index`` of a decomposition: its rows, its subproblem, its solvers."""
+    """Block ``index`` of a decomposition: its rows, its subproblem, its solvers.
+
+    Parameters
+    ----------
+    index
+        The block's position ``k`` in the decomposition.
+    rows
+        The parent problem's row indices of the block.
+    compiled
+        The block's subproblem: the parent's variables and bounds with these rows only.
+    parent
+        The decomposed problem.
+    """
 
     index: int
     rows: list[int]
@@ -132,7 +144,13 @@ class Block:
         return ", ".join(names[:3]) + (f", … ({len(names)} rows)" if len(names) > 3 else "")
 
     def solver(self, name: str = "auto") -> BlockSolver:
-        """The (cached) solver of this block's subproblem."""
+        """The (cached) solver of this block's subproblem.
+
+        Parameters
+        ----------
+        name
+            ``"auto"`` (the exact oracle where one fits, else the registry's choice) or a solver name.
+        """
         if name not in self._solvers:
             self._solvers[name] = BlockSolver(self, name)
         return self._solvers[name]

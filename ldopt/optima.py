@@ -28,6 +28,17 @@ class Optima:
     ``value`` is the objective of the best feasible solution known (``x``); ``bound`` bounds the
     true optimum from the other side (above for a maximisation). Where the two meet the optimum
     is proven.
+
+    Parameters
+    ----------
+    sense
+        The problem's sense.
+    value
+        The best known objective per instance.
+    bound
+        A certified bound on the optimum per instance (user's sense).
+    x
+        The best known solutions ``(B, n)``.
     """
 
     sense: str
@@ -51,17 +62,37 @@ class Optima:
         return self.gap <= _PROVEN
 
     def select(self, index: Any) -> Optima:
-        """The optima of the instances ``index`` (a slice, mask or indices)."""
+        """The optima of the instances ``index`` (a slice, mask or indices).
+
+        Parameters
+        ----------
+        index
+            The instances (a slice, mask or indices).
+        """
         return Optima(self.sense, self.value[index], self.bound[index], self.x[index])
 
     def tighten(self, bound: Any) -> Optima:
-        """The same with ``bound`` (e.g. ``dec.dual(costs).bound``) where it is tighter."""
+        """The same with ``bound`` (e.g. ``dec.dual(costs).bound``) where it is tighter.
+
+        Parameters
+        ----------
+        bound
+            Valid bounds ``(B,)`` (user's sense).
+        """
         b = vector(bound, len(self.value), "bound", allow_inf=True)
         tight = np.minimum(self.bound, b) if self.sense == "max" else np.maximum(self.bound, b)
         return replace(self, bound=tight)
 
     def improve(self, x: np.ndarray, value: np.ndarray) -> Optima:
-        """The same with the feasible solutions ``x`` where their ``value`` is better."""
+        """The same with the feasible solutions ``x`` where their ``value`` is better.
+
+        Parameters
+        ----------
+        x
+            Feasible solutions ``(B, n)``.
+        value
+            Their objectives ``(B,)``.
+        """
         better = self.sign * (value - self.value) > 0
         if not better.any():
             return self
@@ -87,6 +118,25 @@ def optima(
     solves are saved there atomically, keyed by the problem, the costs, ``time_limit`` and
     ``gap``, and a later call with the same key loads them instead of solving (a resumed
     experiment does not solve its validation and test sets again).
+
+    Parameters
+    ----------
+    problem
+        The problem.
+    costs
+        True costs ``(B, num_costs)``.
+    solver
+        A solver name or ``"auto"``.
+    time_limit
+        Seconds per instance, or ``None``.
+    gap
+        Relative MIP gap (0: exact).
+    bound
+        Further valid bounds (e.g. an LD bound) to tighten the certified ones, or ``None``.
+    executor
+        A ``concurrent.futures.Executor``, or ``None`` (threads).
+    cache
+        A folder or ``.npz`` path to keep them in, or ``None``.
     """
     check_problem(problem, solver)
     c, _ = problem.check_costs(costs)
@@ -121,6 +171,18 @@ def _decode(arrays: dict[str, np.ndarray], header: dict[str, Any]) -> tuple[np.n
 def optimal_objectives(
     problem: Problem, costs: Any, solver: str = "auto", executor: Executor | None = None
 ) -> np.ndarray:
-    """``f(x*(c_i), c_i)`` for every instance: ``(B,)``."""
+    """``f(x*(c_i), c_i)`` for every instance: ``(B,)``.
+
+    Parameters
+    ----------
+    problem
+        The problem.
+    costs
+        True costs ``(B, num_costs)``.
+    solver
+        A solver name or ``"auto"``.
+    executor
+        A ``concurrent.futures.Executor``, or ``None`` (threads).
+    """
     check_problem(problem, solver)
     return checked(solve_many(problem, costs, solver, executor=executor), "true costs").objective

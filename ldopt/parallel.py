@@ -40,7 +40,15 @@ _WATCH_SECONDS = 0.5  # how often a pool worker checks that its owner is alive
 
 
 def worker_copy(key: str, obj: Any) -> Any:
-    """This process's kept copy of ``obj`` (the first one received under ``key``)."""
+    """This process's kept copy of ``obj`` (the first one received under ``key``).
+
+    Parameters
+    ----------
+    key
+        The object's key (e.g. a decomposition's ``key``).
+    obj
+        The object as received.
+    """
     return _WORKER_OBJECTS.setdefault(key, obj)
 
 
@@ -61,6 +69,13 @@ def local_pool(workers: int | None = None, threads_per_worker: int | None = 1) -
     """A process pool of ``workers`` (default: the cores) with ``threads_per_worker`` kernel threads.
 
     The caller owns it (``with ldopt.parallel.local_pool(2) as ex: ...``).
+
+    Parameters
+    ----------
+    workers
+        Processes (default: the cores).
+    threads_per_worker
+        Kernel threads per process (BLAS, numba, solvers); ``None``: leave them.
     """
     from .threads import num_threads  # noqa: PLC0415
 
@@ -92,6 +107,19 @@ def dask_executor(
     ``DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False`` in their environment. ``workers`` and
     ``threads_per_worker`` (``None``: every core, and no limit) are positive whole numbers;
     ``retries`` (re-runs of a chunk whose worker died) is ≥ 0.
+
+    Parameters
+    ----------
+    address
+        A scheduler's address (``"tcp://host:8786"``), or ``None`` for a local cluster.
+    workers
+        The local cluster's processes (default: the cores).
+    threads_per_worker
+        Threads per local worker.
+    retries
+        How often a failed chunk (e.g. a dead worker) is run again.
+    profile
+        Keep Dask's statistical profiler on (off: it costs time on short tasks).
     """
     if address is not None and (not isinstance(address, str) or not address):
         raise InputError(f"address: expected a scheduler address such as 'tcp://host:8786' or None, got {address!r}")
@@ -139,7 +167,17 @@ def dask_executor(
 
 
 def chunks(total: int, chunk_size: int | None, parts: int = 8) -> list[tuple[int, int]]:
-    """``[start, stop)`` ranges covering ``total`` items: ``chunk_size`` each, or ``parts`` chunks."""
+    """``[start, stop)`` ranges covering ``total`` items: ``chunk_size`` each, or ``parts`` chunks.
+
+    Parameters
+    ----------
+    total
+        Items to cover.
+    chunk_size
+        Items per chunk, or ``None``.
+    parts
+        Chunks when ``chunk_size`` is ``None``.
+    """
     total = checks.nonnegative_int("total", total)
     chunk = checks.positive_int_or_none("chunk_size", chunk_size)
     size = chunk if chunk is not None else max(1, -(-total // checks.positive_int("parts", parts)))
@@ -151,7 +189,13 @@ _CHUNK = re.compile(r"^\.?chunk-\d{8}-\d{8}\.npz(\.json)?(\..*\.tmp)?$")
 
 def clear_checkpoint(folder: str | Path) -> None:
     """Delete the chunk files [`run_chunks()`][ldopt.parallel.run_chunks] wrote in ``folder`` (and partial ones), then
-    the folder if that left it empty; anything else in it is left alone."""
+    the folder if that left it empty; anything else in it is left alone.
+
+    Parameters
+    ----------
+    folder
+        The checkpoint folder.
+    """
     folder = Path(folder)
     if not folder.is_dir():
         return
@@ -180,6 +224,29 @@ def run_chunks(
 
     A chunk that fails does not lose the others: every finished chunk is saved before the first
     error is raised. Returns the results and counts ``{"computed": k, "loaded": l}``.
+
+    Parameters
+    ----------
+    fn
+        The work of one chunk (picklable with an executor).
+    ranges
+        The chunks' ``[start, stop)`` ranges.
+    args
+        ``fn``'s arguments for a range.
+    executor
+        A ``concurrent.futures.Executor``, or ``None`` (here, in order).
+    checkpoint
+        A folder where every finished chunk is saved atomically, or ``None``.
+    expect
+        A chunk's key fields (a saved chunk is used only if they match).
+    to_arrays
+        How a chunk's result is saved (arrays and a header).
+    from_arrays
+        How a saved chunk is read back.
+    progress
+        Show a progress bar.
+    desc
+        The bar's label.
     """
     store = None
     if checkpoint is not None:

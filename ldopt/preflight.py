@@ -56,7 +56,27 @@ class BlockReport:
 
 @dataclass
 class CheckReport:
-    """What ``ldopt.check`` measured (see the module docstring); ``str(report)`` reads as a table."""
+    """What ``ldopt.check`` measured (see the module docstring); ``str(report)`` reads as a table.
+
+    Parameters
+    ----------
+    blocks
+        One report per block: its rows, its solver or oracle, why no oracle fits, the bounds inferred.
+    optimum
+        The sampled instances' optima (user's sense).
+    proven
+        Which of those optima are proven.
+    dual_bound
+        The default ``dec.dual``'s bound per instance.
+    ld_bound
+        The exact Lagrangian bound ``LD*`` per instance.
+    dual_step
+        The step rule the default dual used.
+    seconds_per_instance
+        The default training set's construction time per instance.
+    bytes_per_instance
+        The default training set's memory per instance.
+    """
 
     blocks: list[BlockReport]
     optimum: np.ndarray  # the sample's optimal (or best found) objectives, user's sense

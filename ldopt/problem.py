@@ -28,6 +28,11 @@ class Problem:
 
     Build it with `from_pyomo()`; then `solve()` batches of cost vectors with any
     registered solver, chosen by name.
+
+    Parameters
+    ----------
+    compiled
+        The compiled arrays ([`Problem.from_pyomo()`][ldopt.Problem.from_pyomo] makes them).
     """
 
     def __init__(self, compiled: CompiledModel) -> None:
@@ -123,11 +128,25 @@ class Problem:
 
     # arithmetic -------------------------------------------------------------------------------
     def check_costs(self, costs: Any, name: str = "costs") -> tuple[np.ndarray, bool]:
-        """``costs`` as ``(B, num_costs)`` float64, raising "expected X, got Y" otherwise."""
+        """``costs`` as ``(B, num_costs)`` float64, raising "expected X, got Y" otherwise.
+
+        Parameters
+        ----------
+        costs
+            One cost vector ``(num_costs,)`` or a batch ``(B, num_costs)``.
+        name
+            The argument's name in error messages.
+        """
         return as_batch(costs, self.num_costs, name)
 
     def objective_coefficients(self, costs: Any) -> np.ndarray:
-        """``q(c) = q0 + Q c`` for each cost vector: ``(B, num_vars)``."""
+        """``q(c) = q0 + Q c`` for each cost vector: ``(B, num_vars)``.
+
+        Parameters
+        ----------
+        costs
+            One cost vector or a batch.
+        """
         c, _ = self.check_costs(costs)
         with np.errstate(over="ignore", invalid="ignore"):
             q = self.compiled.q0[None, :] + (self.compiled.Q @ c.T).T
@@ -140,7 +159,15 @@ class Problem:
         return q
 
     def objective(self, x: Any, costs: Any) -> np.ndarray:
-        """``f(x, c)`` for batches of solutions and costs (either may be a single vector)."""
+        """``f(x, c)`` for batches of solutions and costs (either may be a single vector).
+
+        Parameters
+        ----------
+        x
+            Solutions ``(B, num_vars)`` or one ``(num_vars,)``.
+        costs
+            Cost vectors ``(B, num_costs)`` or one.
+        """
         xb, _ = as_batch(x, self.num_vars, "x", allow_nan=True)
         c, _ = self.check_costs(costs)
         xb, c = broadcast_pair(xb, c, ("x", "costs"))
@@ -164,7 +191,13 @@ class Problem:
         return self._rows
 
     def violation(self, x: Any) -> np.ndarray:
-        """Largest constraint or bound violation of each solution: ``(B,)`` (0 if feasible)."""
+        """Largest constraint or bound violation of each solution: ``(B,)`` (0 if feasible).
+
+        Parameters
+        ----------
+        x
+            Solutions ``(B, num_vars)`` or one ``(num_vars,)``.
+        """
         xb, _ = as_batch(x, self.num_vars, "x", allow_nan=True)
         cm = self.compiled
         nan = np.isnan(xb).any(axis=1)
@@ -194,6 +227,13 @@ class Problem:
 
         Sessions are per thread: a solver model is never shared by two threads, so a problem may
         be solved from any number of threads at once.
+
+        Parameters
+        ----------
+        solver
+            A solver name or ``"auto"``.
+        options
+            The solver options; ``None``: the defaults.
         """
         options = options or SolverOptions()
         key = (checks.solver_name("solver", solver), options, threading.get_ident())

@@ -34,7 +34,17 @@ def bar_options(**kwargs: Any) -> dict[str, Any]:
 
 
 def progress_bar(iterable: Iterable[T], enable: bool = True, **kwargs: Any) -> Iterable[T]:
-    """``tqdm(iterable)`` when enabled, else ``iterable`` untouched (no overhead)."""
+    """``tqdm(iterable)`` when enabled, else ``iterable`` untouched (no overhead).
+
+    Parameters
+    ----------
+    iterable
+        What to iterate over.
+    enable
+        Show the bar (``LDOPT_PROGRESS=0`` silences it anyway).
+    **kwargs
+        Passed to ``tqdm``.
+    """
     if not enabled(enable):
         return iterable
     from tqdm.auto import tqdm  # noqa: PLC0415

@@ -48,6 +48,21 @@ class RegretReport:
     ``value`` uses the best known optima; ``lower`` and ``upper`` hold whatever the true optima
     are within their bounds. ``str()`` reads ``2.310%`` when every optimum is proven, else
     ``2.310% (≤ 2.360%)``.
+
+    Parameters
+    ----------
+    value
+        The relative regret against the best known optima (a fraction).
+    lower
+        Its certified lower end.
+    upper
+        Its certified upper end.
+    regrets
+        Per-instance regrets.
+    proven
+        Instances whose optimum is proven.
+    instances
+        Instances.
     """
 
     value: float
@@ -73,7 +88,15 @@ class RegretReport:
 
 def report(opt: Optima, achieved: np.ndarray) -> RegretReport:
     """The relative regret of decisions whose true objectives are ``achieved`` ``(B,)``, against
-    ``opt`` (a decision better than the best known value counts as the optimum's new value)."""
+    ``opt`` (a decision better than the best known value counts as the optimum's new value).
+
+    Parameters
+    ----------
+    opt
+        The optima (best known values and certified bounds).
+    achieved
+        The decisions' true objectives ``(B,)``.
+    """
     if len(achieved) == 0:
         raise InputError("relative regret: expected at least one instance, got an empty batch")
     s = opt.sign
@@ -101,7 +124,25 @@ def decisions(
     start: Any = None,
     executor: Executor | None = None,
 ) -> np.ndarray:
-    """The decisions ``x̂`` ``(B, num_vars)`` a solver takes for predicted costs (feasible points)."""
+    """The decisions ``x̂`` ``(B, num_vars)`` a solver takes for predicted costs (feasible points).
+
+    Parameters
+    ----------
+    problem
+        The problem.
+    pred_costs
+        Predicted costs ``(B, num_costs)`` (arrays or tensors).
+    solver
+        A solver name or ``"auto"``.
+    time_limit
+        Seconds per instance, or ``None``.
+    gap
+        Relative MIP gap (0: exact).
+    start
+        Feasible points to start from (e.g. the previous decisions), or ``None``.
+    executor
+        A ``concurrent.futures.Executor``, or ``None`` (threads).
+    """
     check_problem(problem, solver)
     pred, _ = problem.check_costs(pred_costs, "pred_costs")
     return checked(
@@ -126,6 +167,27 @@ def evaluate(
 
     ``optima``: an [`Optima`][ldopt.regret.Optima] (or the exact optimal objectives) of ``costs`` from an earlier
     call; solved here otherwise, under the same ``time_limit`` and ``gap`` as the decisions.
+
+    Parameters
+    ----------
+    problem
+        The problem.
+    pred_costs
+        Predicted costs ``(B, num_costs)``.
+    costs
+        True costs ``(B, num_costs)``.
+    solver
+        A solver name or ``"auto"``.
+    optima
+        The true optima (an ``Optima`` or values), or ``None`` (solved here).
+    time_limit
+        Seconds per instance, or ``None``.
+    gap
+        Relative MIP gap (0: exact).
+    start
+        Feasible points to start the decisions from, or ``None``.
+    executor
+        A ``concurrent.futures.Executor``, or ``None`` (threads).
     """
     check_problem(problem, solver)
     pred, _ = problem.check_costs(pred_costs, "pred_costs")
@@ -169,6 +231,21 @@ def regrets(
 
     ``optimum`` (the true optimal objectives, or an [`Optima`][ldopt.regret.Optima], e.g. from an earlier call)
     skips their solves.
+
+    Parameters
+    ----------
+    problem
+        The problem.
+    pred_costs
+        Predicted costs ``(B, num_costs)``.
+    costs
+        True costs ``(B, num_costs)``.
+    solver
+        A solver name or ``"auto"``.
+    optimum
+        The true optima, or ``None`` (solved here).
+    executor
+        A ``concurrent.futures.Executor``, or ``None`` (threads).
     """
     check_problem(problem, solver)
     pred, _ = problem.check_costs(pred_costs, "pred_costs")
@@ -189,7 +266,23 @@ def relative_regret(
     optimum: Optima | np.ndarray | None = None,
     executor: Executor | None = None,
 ) -> float:
-    """``Σ regret_i / Σ |f(x*(c_i), c_i)|`` — the paper's relative regret (a fraction, not %)."""
+    """``Σ regret_i / Σ |f(x*(c_i), c_i)|`` — the paper's relative regret (a fraction, not %).
+
+    Parameters
+    ----------
+    problem
+        The problem.
+    pred_costs
+        Predicted costs ``(B, num_costs)`` (arrays or tensors).
+    costs
+        True costs ``(B, num_costs)``.
+    solver
+        A solver name or ``"auto"``.
+    optimum
+        The true optima, or ``None`` (solved here).
+    executor
+        A ``concurrent.futures.Executor``, or ``None`` (threads).
+    """
     check_problem(problem, solver)
     r, opt = regrets(problem, pred_costs, costs, solver, optimum=optimum, executor=executor)
     if len(r) == 0:

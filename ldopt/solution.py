@@ -15,6 +15,23 @@ class Solution:
 
     ``objective`` is ``f(x, c)`` recomputed from ``x``; ``bound`` is the solver's bound on the
     optimum in the user's sense (upper for max, lower for min); ``time`` is seconds per instance.
+
+    Parameters
+    ----------
+    x
+        Solutions ``(B, num_vars)``; NaN rows where there is none.
+    objective
+        ``f(x, c)`` per instance, recomputed from ``x``.
+    bound
+        The solver's bound on the optimum (user's sense).
+    status
+        Each instance's status (see [`Status`][ldopt.Status]).
+    time
+        Seconds per instance.
+    solver
+        The solver that answered.
+    messages
+        The solver's message per instance (empty when optimal).
     """
 
     x: np.ndarray  # (B, num_vars)

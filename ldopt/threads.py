@@ -34,7 +34,13 @@ _BLAS_CONTROLLER: Any = None  # threadpoolctl's view of the loaded BLAS librarie
 
 def configure(threads: int | None) -> None:
     """Use ``threads`` threads for batched work from now on (``None``: back to ``LDOPT_THREADS``
-    or every core). The pool is rebuilt at its next use."""
+    or every core). The pool is rebuilt at its next use.
+
+    Parameters
+    ----------
+    threads
+        Threads, or ``None`` (``LDOPT_THREADS``, else every core).
+    """
     global _CONFIGURED, _POOL
     _CONFIGURED = checks.positive_int_or_none("threads", threads)
     if _POOL is not None:
@@ -88,14 +94,30 @@ def solver_threads() -> int:
 
 
 def split(total: int, parts: int) -> list[tuple[int, int]]:
-    """``[start, stop)`` ranges cutting ``total`` items into ``parts`` nearly equal pieces."""
+    """``[start, stop)`` ranges cutting ``total`` items into ``parts`` nearly equal pieces.
+
+    Parameters
+    ----------
+    total
+        Items.
+    parts
+        Ranges.
+    """
     parts = max(1, min(parts, total))
     bounds = [total * i // parts for i in range(parts + 1)]
     return [(bounds[i], bounds[i + 1]) for i in range(parts)]
 
 
 def map_ranges(fn: Callable[[int, int], T], ranges: Sequence[tuple[int, int]]) -> list[T]:
-    """``[fn(s, e) for (s, e) in ranges]``, on the pool (inline inside it, or for one range)."""
+    """``[fn(s, e) for (s, e) in ranges]``, on the pool (inline inside it, or for one range).
+
+    Parameters
+    ----------
+    fn
+        Called as ``fn(start, stop)``.
+    ranges
+        ``[start, stop)`` ranges.
+    """
     if len(ranges) <= 1 or inside_pool():
         return [fn(s, e) for s, e in ranges]
     futures = [_pool().submit(fn, s, e) for s, e in ranges]
@@ -103,7 +125,17 @@ def map_ranges(fn: Callable[[int, int], T], ranges: Sequence[tuple[int, int]]) -
 
 
 def parallel_ranges(fn: Callable[[int, int], None], total: int, min_chunk: int = 8) -> None:
-    """Run ``fn(start, stop)`` over ``[0, total)`` split across the pool (inline if small)."""
+    """Run ``fn(start, stop)`` over ``[0, total)`` split across the pool (inline if small).
+
+    Parameters
+    ----------
+    fn
+        Called as ``fn(start, stop)``.
+    total
+        Items.
+    min_chunk
+        The fewest items a thread gets.
+    """
     map_ranges(fn, split(total, min(num_threads(), max(1, total // min_chunk))))
 
 

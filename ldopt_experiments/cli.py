@@ -37,7 +37,15 @@ def setup_from(a: argparse.Namespace) -> Setup:
 
 
 def experiment_main(argv: list[str] | None = None, prog: str = "ldopt experiment") -> list[Row]:
-    """``ldopt experiment …``: parse, run, print the table and save the plots."""
+    """``ldopt experiment …``: parse, run, print the table and save the plots.
+
+    Parameters
+    ----------
+    argv
+        The arguments (``None``: ``sys.argv``).
+    prog
+        The program's name in messages.
+    """
     a = experiment_parser(prog).parse_args(argv)
     _use_workers(a)
     check_packages([parse_method(m) for m in a.methods])  # before the data is built
@@ -70,7 +78,15 @@ def experiment_main(argv: list[str] | None = None, prog: str = "ldopt experiment
 def report(rows: list[Row], out: str | Path) -> None:
     """Print the tables of ``rows`` — the decisions' quality, which an epoch budget makes the same
     on every machine, then the times, which are this machine's — and where the results and plots
-    were saved."""
+    were saved.
+
+    Parameters
+    ----------
+    rows
+        Result rows.
+    out
+        The folder of the table and plots.
+    """
     print()
     print(table(rows, timing=False))
     print("Times on this machine (they vary with its speed and load):")
@@ -91,7 +107,19 @@ def _use_workers(args: argparse.Namespace) -> None:
 
 def example(setup: Setup, methods: list[str], args: argparse.Namespace, **options: Any) -> list[Row]:
     """An example's run: ``args`` carries seeds, solver and out (``budget`` or ``epochs``, ``workers``);
-    ``options`` go to [`run()`][ldopt_experiments.runner.run]. Prints the table, saves the plots."""
+    ``options`` go to [`run()`][ldopt_experiments.runner.run]. Prints the table, saves the plots.
+
+    Parameters
+    ----------
+    setup
+        The setup.
+    methods
+        Method names.
+    args
+        The example's parsed arguments.
+    **options
+        Further [`RunOptions`][ldopt_experiments.run_options.RunOptions].
+    """
     budget = getattr(args, "budget", None)
     what = f"{budget:.0f} s of training per method" if budget else f"up to {args.epochs} epochs per method"
     print(

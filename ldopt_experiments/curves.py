@@ -14,7 +14,15 @@ from .results import Row
 
 
 def checkpoints(budget: float, evaluations: int) -> list[float]:
-    """``evaluations`` training times doubling up to ``budget``: ``budget / 2^k``, k = n-1 … 0."""
+    """``evaluations`` training times doubling up to ``budget``: ``budget / 2^k``, k = n-1 … 0.
+
+    Parameters
+    ----------
+    budget
+        Seconds of training.
+    evaluations
+        Times.
+    """
     return [budget / 2**k for k in range(max(1, evaluations) - 1, -1, -1)]
 
 
@@ -29,7 +37,25 @@ def budget_curve(
 ) -> list[Row]:
     """Test regret of the best-by-validation model at every validation time: the model a run with
     that training budget would have returned (the paper's Figure 2), and the epochs done by then
-    (Figure 3). Evaluated on the first ``instances`` test instances, once per distinct best model."""
+    (Figure 3). Evaluated on the first ``instances`` test instances, once per distinct best model.
+
+    Parameters
+    ----------
+    setup
+        The setup.
+    model
+        The trained model.
+    snaps
+        The best models' states at every validation.
+    solver
+        The decisions' solver.
+    instances
+        Test instances evaluated.
+    test_opt
+        The test optima.
+    time_limit
+        Seconds per solve, or ``None``.
+    """
     if instances <= 0:
         return []
     feats = torch.as_tensor(setup.test[0][:instances], dtype=torch.float32)

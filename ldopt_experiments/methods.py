@@ -36,7 +36,27 @@ TWO_SIDED = "two"  # the suffix of I-MLE's two-sided difference
 
 @dataclass(frozen=True)
 class MethodSpec:
-    """A parsed method name (see the module docstring)."""
+    """A parsed method name (see the module docstring).
+
+    Parameters
+    ----------
+    name
+        The method's name as given.
+    kind
+        ``"mse"``, a full-problem baseline, or ``"ld"``.
+    method
+        The LD surrogate's registered name.
+    mode
+        ``"static"`` or ``"multiple"``.
+    loss
+        ``"L1"`` or ``"L2"``.
+    scale
+        ``LDLoss``'s ``scale``.
+    lambd
+        I-MLE's ``λ``.
+    two_sides
+        I-MLE's two-sided difference.
+    """
 
     name: str
     kind: Kind
@@ -80,7 +100,13 @@ class MethodSpec:
 
 
 def parse_method(name: str) -> MethodSpec:
-    """A method name as a [`MethodSpec`][ldopt_experiments.methods.MethodSpec], or an error listing the grammar."""
+    """A method name as a [`MethodSpec`][ldopt_experiments.methods.MethodSpec], or an error listing the grammar.
+
+    Parameters
+    ----------
+    name
+        A method name.
+    """
     if name in BASELINES:
         return MethodSpec(name, cast(Kind, name))
     parts = name.split(":")
@@ -123,7 +149,13 @@ def _lambda(part: str) -> float | None:
 
 
 def label(name: str) -> str:
-    """The display label of a method name."""
+    """The display label of a method name.
+
+    Parameters
+    ----------
+    name
+        A method name.
+    """
     return parse_method(name).label
 
 

@@ -83,5 +83,15 @@ PAPER: dict[tuple[str, int], dict[str, tuple[float, float]]] = {
 
 def paper(problem: str, size: int, method: str) -> tuple[float | None, float | None]:
     """The paper's (regret %, time to best s) for a method, or ``(None, None)``; an LD variant
-    (``:scaled``, ``:unit``, ``:lam<λ>``: further parts) is compared with its plain row."""
+    (``:scaled``, ``:unit``, ``:lam<λ>``: further parts) is compared with its plain row.
+
+    Parameters
+    ----------
+    problem
+        ``"knapsack"`` or ``"portfolio"``.
+    size
+        Items or assets.
+    method
+        A method name (see [`parse_method()`][ldopt_experiments.methods.parse_method]).
+    """
     return PAPER.get((problem, int(size)), {}).get(":".join(method.split(":")[:4]), (None, None))

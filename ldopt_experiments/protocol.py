@@ -19,7 +19,31 @@ Split = tuple[np.ndarray, np.ndarray]  # (features, costs)
 
 @dataclass
 class Setup:
-    """One problem instance set: the problem, its decomposition and standardised splits."""
+    """One problem instance set: the problem, its decomposition and standardised splits.
+
+    Parameters
+    ----------
+    name
+        The family's name.
+    size
+        Its size.
+    problem
+        The problem.
+    dec
+        Its decomposition.
+    train
+        Training features and costs.
+    val
+        Validation features and costs.
+    test
+        Test features and costs.
+    lr
+        The protocol's learning rate.
+    main
+        Static mode's main block, or ``None``.
+    dual
+        The LD training sets' dual options.
+    """
 
     name: str
     size: int
@@ -51,7 +75,25 @@ def knapsack_setup(
     items: int = 100, dim: int = 10, train: int = 200, val: int = 100, test: int = 1000, deg: int = 8, seed: int = 42
 ) -> Setup:
     """The MKP protocol (PyEPO's data, integer weights 3..7, capacity half the row sum); ``dim``
-    rows (the paper: 10)."""
+    rows (the paper: 10).
+
+    Parameters
+    ----------
+    items
+        Items.
+    dim
+        Rows.
+    train
+        Training instances.
+    val
+        Validation instances.
+    test
+        Test instances.
+    deg
+        The cost map's polynomial degree.
+    seed
+        The data seed.
+    """
     d = knapsack.protocol_data(train + val + test, items, dim=dim, deg=deg, seed=seed)
     model = knapsack.build_model(d.weights, d.capacities)
     p = ldopt.Problem.from_pyomo(model, model.c)
@@ -69,6 +111,21 @@ def portfolio_setup(
     static, L1) tested at 12.6% instead of 1.7%. The multipliers start from the shared solve's
     ``q(c)/m`` (``mu0="symmetric"``): the reference's ``μ = 1`` is ten times the returns
     (about 0.1), and 30 joint steps from it leave the bound 5.8 times the optimum.
+
+    Parameters
+    ----------
+    assets
+        Assets.
+    train
+        Training instances.
+    val
+        Validation instances.
+    test
+        Test instances.
+    deg
+        The returns' polynomial degree.
+    seed
+        The data seed.
     """
     fam = problems.family("portfolio")
     inst = fam.instances(train + val + test, assets, deg=deg, seed=seed)

@@ -23,7 +23,15 @@ TEXT_FIELDS = ("problem", "method", "label", "solver", "stopped", "dual")
 
 def save_rows(rows: list[Row], path: str | Path) -> Path:
     """``rows`` as CSV at ``path``, written atomically (columns: the union of the rows' keys, in order
-    of appearance)."""
+    of appearance).
+
+    Parameters
+    ----------
+    rows
+        Result rows.
+    path
+        The CSV file.
+    """
     fh = io.StringIO(newline="")
     fields = list(dict.fromkeys(k for r in rows for k in r))  # rows saved before a column was added
     w = csv.DictWriter(fh, fieldnames=fields, restval="")
@@ -34,7 +42,13 @@ def save_rows(rows: list[Row], path: str | Path) -> Path:
 
 def load_rows(path: str | Path) -> list[Row]:
     """Rows of a saved ``results.csv`` or ``curves.csv``: every field but the text ones as a float
-    (``None`` where empty)."""
+    (``None`` where empty).
+
+    Parameters
+    ----------
+    path
+        The CSV file.
+    """
     try:
         with Path(path).open() as fh:
             rows = list(csv.DictReader(fh))
@@ -54,7 +68,15 @@ def load_rows(path: str | Path) -> list[Row]:
 
 def merge_rows(path: str | Path, rows: list[Row]) -> list[Row]:
     """The rows saved at ``path`` (if any) with ``rows`` replacing runs of the same problem, size,
-    method and seed — so results of several invocations accumulate in one table (or curve file)."""
+    method and seed — so results of several invocations accumulate in one table (or curve file).
+
+    Parameters
+    ----------
+    path
+        The saved CSV (it may not exist).
+    rows
+        The new rows.
+    """
     path = Path(path)
     if not path.exists():
         return list(rows)
@@ -64,12 +86,32 @@ def merge_rows(path: str | Path, rows: list[Row]) -> list[Row]:
 
 
 def stem(problem: str, size: int, method: str, seed: int) -> str:
-    """The file-name stem of one run's saved history and row."""
+    """The file-name stem of one run's saved history and row.
+
+    Parameters
+    ----------
+    problem
+        The family.
+    size
+        Its size.
+    method
+        The method name.
+    seed
+        The seed.
+    """
     return f"{problem}{int(size)}-{method.replace(':', '_').replace('+', 'p')}-seed{int(seed)}"
 
 
 def mean_ci(values: list[float], level: float = 0.95) -> tuple[float, float]:
-    """Mean and the half-width of its Student-t confidence interval (0 for one value)."""
+    """Mean and the half-width of its Student-t confidence interval (0 for one value).
+
+    Parameters
+    ----------
+    values
+        The values.
+    level
+        The confidence level.
+    """
     from scipy import stats  # noqa: PLC0415
 
     v = np.asarray(values, dtype=float)
@@ -84,7 +126,15 @@ def table(rows: list[Row], timing: bool = True) -> str:
     are several; with its certified upper end where some optima are unproven), time to best,
     epochs/s, the paper's figure. ``timing=False`` leaves out what depends on the machine's speed
     and load (seconds, epochs per second) and gives the best and last epochs instead: what an epoch
-    budget makes the same on every machine."""
+    budget makes the same on every machine.
+
+    Parameters
+    ----------
+    rows
+        Result rows.
+    timing
+        Add the time columns (they vary with the load).
+    """
     certified = any(
         r.get("test_upper") not in (None, "")
         and r.get("proven") not in (None, "")
@@ -126,7 +176,15 @@ def paper_table(rows: list[Row], problem: str) -> str:
     """Table 1's layout for ``problem``: one row per method (the paper's order, then any others),
     and per size our test regret % (mean ± 95% CI over seeds, time to best) beside the paper's,
     the lower of the two in bold. A column says its seeds when every run in it has the same count;
-    a cell whose count differs says its own."""
+    a cell whose count differs says its own.
+
+    Parameters
+    ----------
+    rows
+        Result rows.
+    problem
+        ``"knapsack"`` or ``"portfolio"``.
+    """
     rows = [r for r in rows if r["problem"] == problem]
     if not rows:
         raise InputError(f"paper_table: expected runs of {problem!r}, got none")

@@ -12,7 +12,47 @@ from ldopt_torch import DynamicMultipliers
 
 @dataclass
 class RunOptions:
-    """How [`run()`][ldopt_experiments.runner.run] trains and evaluates (see its docstring)."""
+    """How [`run()`][ldopt_experiments.runner.run] trains and evaluates (see its docstring).
+
+    Parameters
+    ----------
+    solver
+        The solver of the optima and decisions.
+    budget
+        Seconds of training per run, or ``None`` (epochs).
+    epochs
+        Epochs at most per run.
+    patience
+        Validations without improvement before a run stops.
+    eval_every
+        Validate every this many epochs (0: the runner's default).
+    evaluations
+        Validations of a time-budget run.
+    iterations
+        The dual's iterations (``None``: LDDataset's default).
+    lr
+        The learning rate (``None``: the setup's).
+    count_construction
+        Count the multipliers' construction inside ``budget``.
+    curve_instances
+        Test instances of the budget curves.
+    dual
+        Further dual options for the training sets.
+    dynamic
+        Multipliers that follow the model, or ``None``.
+    time_limit
+        Seconds per solve, or ``None``.
+    certify
+        Tighten the test optima's bounds with an LD bound.
+    certify_iterations
+        That bound's iterations.
+    out
+        The output folder, or ``None``.
+    resume
+        Keep the runs already saved in ``out``.
+    progress
+        Show progress bars and per-run lines.
+    """
 
     solver: str = "highs"
     budget: float | None = None

@@ -50,6 +50,17 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
     ``resume=True`` keeps the runs already saved under ``out`` and trains only the others, so an
     interrupted invocation goes on where it stopped; it refuses a folder whose ``meta.json``
     records other settings.
+
+    Parameters
+    ----------
+    setup
+        The setup.
+    methods
+        Method names (see [`parse_method()`][ldopt_experiments.methods.parse_method]).
+    seeds
+        Training seeds.
+    **options
+        [`RunOptions`][ldopt_experiments.run_options.RunOptions]' fields.
     """
     opts = RunOptions(**options)
     specs = {m: parse_method(m) for m in methods}

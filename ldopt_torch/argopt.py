@@ -15,6 +15,15 @@ class BlockArgopt:
 
     Sign handling lives here and only here: a minimisation's objective is negated into the
     block solvers' maximisation form.
+
+    Parameters
+    ----------
+    dec
+        The decomposition.
+    d
+        The main block.
+    solver
+        The block's solver: ``"auto"`` (its exact oracle where one fits) or a name.
     """
 
     def __init__(self, dec: Decomposition, d: int, solver: str = "auto") -> None:
@@ -33,7 +42,15 @@ class BlockArgopt:
 
 
 class ProblemArgopt:
-    """``x*(c)`` of the full problem for cost vectors ``c`` (costs, not objective coefficients)."""
+    """``x*(c)`` of the full problem for cost vectors ``c`` (costs, not objective coefficients).
+
+    Parameters
+    ----------
+    problem
+        The problem.
+    solver
+        A solver name or ``"auto"``.
+    """
 
     def __init__(self, problem: Problem, solver: str = "auto") -> None:
         self.problem = problem

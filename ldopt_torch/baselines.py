@@ -108,7 +108,17 @@ def adjacent_steps(problem: Problem, x: np.ndarray, tol: float = _TOL) -> np.nda
 
 class CaVELoss(nn.Module):
     """CaVE (``plus=False``: the projection solved to convergence) or CaVE+ (``plus=True``: PyEPO's
-    3-iteration preset), on batches with ``tight`` normals (``lt.OptDataset(..., structure=True)``)."""
+    3-iteration preset), on batches with ``tight`` normals (``lt.OptDataset(..., structure=True)``).
+
+    Parameters
+    ----------
+    problem
+        A linear problem.
+    plus
+        CaVE+ (PyEPO's few projection steps) instead of the projection solved to convergence.
+    max_iter
+        Projection steps (``None``: 3 for CaVE+, 100 for CaVE).
+    """
 
     def __init__(self, problem: Problem, plus: bool = True, max_iter: int | None = None) -> None:
         super().__init__()
@@ -120,6 +130,15 @@ class CaVELoss(nn.Module):
         self.layer = pyepo.func.coneAlignedCosine(PyEPOModel(problem), max_iter=max_iter or (3 if plus else 100))
 
     def forward(self, pred_costs: torch.Tensor, batch: OptBatch) -> torch.Tensor:
+        """The mean CaVE loss of a batch.
+
+        Parameters
+        ----------
+        pred_costs
+            Predicted costs ``(B, num_costs)``.
+        batch
+            An [`OptDataset`][ldopt_torch.OptDataset] batch built with ``structure=True``.
+        """
         if "tight" not in batch:
             raise InputError(
                 "CaVELoss: expected batches with 'tight' normals, got none; build the data with "
@@ -142,6 +161,15 @@ class LAVALoss(nn.Module):
     0.5 / 1 / 2 gives 4.89 / 4.92 / 5.20%. A margin far below the costs' scale stops pushing once
     the adjacent vertices look barely worse. (Each instance's own mean magnitude as the scale
     gave 5.33%: the MKP's degree-8 costs vary widely between instances.)
+
+    Parameters
+    ----------
+    problem
+        A linear problem.
+    epsilon
+        The margin ``ε``.
+    margin
+        ``"relative"`` (``ε`` times the costs' mean magnitude) or ``"absolute"`` (``ε`` as given).
     """
 
     def __init__(self, problem: Problem, epsilon: float = 1.0, margin: Margin = "relative") -> None:
@@ -154,6 +182,15 @@ class LAVALoss(nn.Module):
         self.margin = checks.choice("margin", margin, get_args(Margin))
 
     def forward(self, pred_costs: torch.Tensor, batch: OptBatch) -> torch.Tensor:
+        """The mean LAVA loss of a batch.
+
+        Parameters
+        ----------
+        pred_costs
+            Predicted costs ``(B, num_costs)``.
+        batch
+            An [`OptDataset`][ldopt_torch.OptDataset] batch built with ``structure=True``.
+        """
         if "steps" not in batch:
             raise InputError(
                 "LAVALoss: expected batches with adjacent-vertex 'steps', got none; build the data "
@@ -174,6 +211,15 @@ class MSELoss(nn.Module):
     """
 
     def forward(self, pred_costs: torch.Tensor, batch: Batch) -> torch.Tensor:
+        """The mean squared error of the predicted costs.
+
+        Parameters
+        ----------
+        pred_costs
+            Predicted costs ``(B, num_costs)``.
+        batch
+            Any batch (it reads ``costs``).
+        """
         c = like(batch["costs"], pred_costs)
         if pred_costs.shape != c.shape:
             raise InputError(f"pred_costs: expected shape {tuple(c.shape)}, got {tuple(pred_costs.shape)}")
@@ -186,6 +232,25 @@ class FullLoss(nn.Module):
 
     Needs batches with the true optimal ``solution`` and ``objective`` ([`OptDataset`][ldopt_torch.OptDataset]).
     ``time_limit`` (seconds per solve) lets large problems train on incumbents.
+
+    Parameters
+    ----------
+    problem
+        The problem.
+    method
+        ``"spo+"`` or ``"imle"`` (PyEPO's losses).
+    solver
+        The full problem's solver.
+    n_samples
+        I-MLE's perturbation samples.
+    sigma
+        I-MLE's noise scale.
+    lambd
+        I-MLE's interpolation step.
+    processes
+        PyEPO's solver processes.
+    time_limit
+        Seconds per solve, or ``None``.
     """
 
     def __init__(
@@ -227,12 +292,27 @@ class FullLoss(nn.Module):
         )
 
     def reseed(self, seed: int) -> None:
-        """Restart I-MLE's noise stream from ``seed``; [`fit()`][ldopt_torch.fit] calls it."""
+        """Restart I-MLE's noise stream from ``seed``; [`fit()`][ldopt_torch.fit] calls it.
+
+        Parameters
+        ----------
+        seed
+            The noise stream's seed.
+        """
         if self.method == "imle":
             layer: Any = self.layer  # PyEPO's implicitMLE draws from its ``distribution``
             layer.distribution = self._noise(kappa=5, seed=seed)
 
     def forward(self, pred_costs: torch.Tensor, batch: OptBatch) -> torch.Tensor:
+        """The mean SPO+ or I-MLE loss of a batch on the full problem.
+
+        Parameters
+        ----------
+        pred_costs
+            Predicted costs ``(B, num_costs)``.
+        batch
+            An [`OptDataset`][ldopt_torch.OptDataset] batch.
+        """
         if "solution" not in batch:
             raise InputError(
                 "FullLoss: expected batches with the true 'solution' and 'objective' of the full "

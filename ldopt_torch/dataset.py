@@ -201,7 +201,13 @@ class LDDataset(InstanceSet):
 
     def with_result(self, result: DualResult) -> LDDataset:
         """The same instances with other multipliers ``result`` (e.g. continued from these by
-        ``dec.dual(costs, warm=data.result)``); this dataset is unchanged."""
+        ``dec.dual(costs, warm=data.result)``); this dataset is unchanged.
+
+        Parameters
+        ----------
+        result
+            A dual result of this dataset's decomposition, mode and instances.
+        """
         checks.instance("result", result, DualResult, "an ldopt DualResult of this training set's decomposition")
         mine = (self.result.mode, self.result.num_instances, self.result.num_blocks, self.result.main.shape[2])
         got = (result.mode, result.num_instances, result.num_blocks, result.main.shape[2])
@@ -212,7 +218,13 @@ class LDDataset(InstanceSet):
         return out
 
     def following(self, dynamic: DynamicMultipliers | None) -> LDDataset:
-        """The same data with multipliers that follow the model during training (``None``: fixed)."""
+        """The same data with multipliers that follow the model during training (``None``: fixed).
+
+        Parameters
+        ----------
+        dynamic
+            A [`DynamicMultipliers`][ldopt_torch.DynamicMultipliers], or ``None``.
+        """
         out = self._copy()
         out.dynamic = check_following(dynamic, self.result.mode)
         return out
@@ -261,12 +273,26 @@ class LDDataset(InstanceSet):
         return self.result.bound
 
     def multipliers(self, d: int, index: Any = None) -> torch.Tensor:
-        """``μ^(d)`` of the instances ``index`` (all by default): ``(B, m-1, n)``."""
+        """``μ^(d)`` of the instances ``index`` (all by default): ``(B, m-1, n)``.
+
+        Parameters
+        ----------
+        d
+            A main block (decomposition).
+        index
+            The instances; ``None``: all.
+        """
         idx = None if index is None else np.asarray(index)
         return torch.as_tensor(self.result.multipliers(d, idx), dtype=torch.float32)
 
     def view(self, d: int) -> LDDataset:
-        """The same data with decomposition ``d`` (shares every array)."""
+        """The same data with decomposition ``d`` (shares every array).
+
+        Parameters
+        ----------
+        d
+            One of the dataset's decompositions.
+        """
         if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or d not in self.decompositions:
             raise InputError(f"d: expected one of the dataset's decompositions {self.decompositions}, got {d!r}")
         out = self._copy()

@@ -49,6 +49,17 @@ class DynamicMultipliers:
     lie between the true costs (0: keep tightening the dual of ``c``) and the predictions (1);
     ``lr``: the steps' scale (Polyak's α₀, default the dataset's). The defaults are the best of the
     configurations measured on the MKP (``benchmarks/results/dynamic/``).
+
+    Parameters
+    ----------
+    every
+        Update the multipliers every this many epochs.
+    steps
+        Warm-started dual steps per update.
+    mix
+        Where the steps aim: ``c + mix (ĉ − c)`` (1: the model's predictions; 0: the true costs).
+    lr
+        The steps' scale (``None``: the training set's step rule's).
     """
 
     every: int = 20
@@ -66,7 +77,13 @@ class DynamicMultipliers:
         object.__setattr__(self, "lr", checks.positive_or_none("lr", self.lr))
 
     def due(self, epoch: int) -> bool:
-        """Whether the multipliers are updated before ``epoch`` (1-based)."""
+        """Whether the multipliers are updated before ``epoch`` (1-based).
+
+        Parameters
+        ----------
+        epoch
+            The coming epoch (1-based).
+        """
         return epoch > 1 and (epoch - 1) % self.every == 0
 
 

@@ -21,6 +21,25 @@ class FitResult:
     With dynamic multipliers, ``history`` has their seconds so far
     (``dual_time``, part of ``time``) and ``dual_bounds`` each update's bounds for the true costs
     (``(B, R)``: one per decomposition, as ``DualResult.run_bounds``).
+
+    Parameters
+    ----------
+    model
+        The trained model (the best by validation regret, loaded).
+    history
+        One row per epoch: epoch, decomposition, training loss, validation regret (NaN where not validated), times.
+    best_epoch
+        The best model's epoch.
+    best_val
+        Its validation regret (a fraction).
+    time_to_best
+        Seconds of training to the end of the best epoch.
+    wall_to_best
+        The same, validation included.
+    stopped
+        Why training ended: ``"epochs"``, ``"patience"``, ``"time_budget"``, ``"interrupted"`` or ``"terminated"``.
+    dual_bounds
+        With following multipliers: each update's bounds for the true costs.
     """
 
     model: nn.Module
@@ -39,7 +58,15 @@ class FitResult:
 
     def save_history(self, path: str | Path, max_rows: int | None = None) -> Path:
         """The history as CSV (``.csv``) or JSON (any other suffix). ``max_rows`` thins a long one:
-        every validated epoch is kept, plus evenly spaced others up to about ``max_rows`` rows."""
+        every validated epoch is kept, plus evenly spaced others up to about ``max_rows`` rows.
+
+        Parameters
+        ----------
+        path
+            The file (``.csv``, or JSON for any other suffix).
+        max_rows
+            Thin a longer history to about this many rows (every validated epoch kept), or ``None``.
+        """
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         rows = self.history

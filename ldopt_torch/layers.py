@@ -59,6 +59,19 @@ def spo_plus(
 
     ``true_sol`` is optimal for ``true_cost`` and ``true_obj = true_cost·true_sol``; the
     subgradient is ``2(x*(2ĉ−c) − w)`` for a maximisation and ``2(w − x*(2ĉ−c))`` for a min.
+
+    Parameters
+    ----------
+    pred
+        Predicted objectives ``(B, n)``.
+    true_cost
+        True objectives ``(B, n)``.
+    true_sol
+        Their optimal solutions ``(B, n)``.
+    true_obj
+        ``true_cost · true_sol`` ``(B,)``.
+    argopt
+        The argopt map (its ``minimize`` gives the sense).
     """
     return _SPOPlus.apply(pred, true_cost, true_sol, true_obj, argopt)
 
@@ -69,6 +82,15 @@ class SumOfGamma:
     ``seed``: a stream of its own (equal to PyEPO's ``sumGammaDistribution`` for the same seed),
     re-seeded by `reseed()`; ``None`` draws from torch's global generator, so every call gets
     fresh noise and ``torch.manual_seed`` makes it reproducible.
+
+    Parameters
+    ----------
+    kappa
+        The law's ``κ``.
+    n_iterations
+        Gamma terms summed.
+    seed
+        The stream's seed; ``None``: torch's global generator.
     """
 
     def __init__(self, kappa: float = 5.0, n_iterations: int = 10, seed: int | None = None) -> None:
@@ -79,11 +101,27 @@ class SumOfGamma:
             self.reseed(seed)
 
     def reseed(self, seed: int) -> None:
-        """Restart the stream from ``seed``."""
+        """Restart the stream from ``seed``.
+
+        Parameters
+        ----------
+        seed
+            The stream's seed.
+        """
         self.generator = torch.Generator().manual_seed(checks.nonnegative_int("seed", seed))
 
     def sample(self, size: tuple[int, ...], *, device: Any = None, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-        """Noise of shape ``size`` from this stream."""
+        """Noise of shape ``size`` from this stream.
+
+        Parameters
+        ----------
+        size
+            The noise's shape.
+        device
+            Where to put it (``None``: the CPU).
+        dtype
+            Its dtype.
+        """
         alpha = torch.full((self.n_iterations, *size), 1.0 / self.kappa, dtype=dtype)
         gammas = torch._standard_gamma(alpha, generator=self.generator)
         weights = self.kappa / torch.arange(1, self.n_iterations + 1, dtype=dtype)
@@ -93,7 +131,13 @@ class SumOfGamma:
 
 class Gaussian:
     """Standard normal noise from a stream of its own (PyEPO's perturbed losses' law; for the same
-    ``seed`` the same draws as their per-device generator on the CPU), re-seeded by `reseed()`."""
+    ``seed`` the same draws as their per-device generator on the CPU), re-seeded by `reseed()`.
+
+    Parameters
+    ----------
+    seed
+        The stream's seed; ``None``: torch's global generator.
+    """
 
     def __init__(self, seed: int | None = None) -> None:
         self.generator: torch.Generator | None = None
@@ -101,11 +145,27 @@ class Gaussian:
             self.reseed(seed)
 
     def reseed(self, seed: int) -> None:
-        """Restart the stream from ``seed``."""
+        """Restart the stream from ``seed``.
+
+        Parameters
+        ----------
+        seed
+            The stream's seed.
+        """
         self.generator = torch.Generator().manual_seed(checks.nonnegative_int("seed", seed))
 
     def sample(self, size: tuple[int, ...], *, device: Any = None, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-        """Noise of shape ``size`` from this stream."""
+        """Noise of shape ``size`` from this stream.
+
+        Parameters
+        ----------
+        size
+            The noise's shape.
+        device
+            Where to put it (``None``: the CPU).
+        dtype
+            Its dtype.
+        """
         return torch.randn(size, dtype=dtype, generator=self.generator).to(device or "cpu")
 
 
@@ -160,7 +220,25 @@ def imle(
     """Perturb-and-MAP solutions ``(B, n)`` with I-MLE gradients (defaults: the paper's settings).
 
     Without ``distribution`` the noise is sum-of-gamma (κ 5) drawn afresh on every call from
-    torch's global generator."""
+    torch's global generator.
+
+    Parameters
+    ----------
+    pred
+        Predicted objectives ``(B, n)``.
+    argopt
+        The argopt map (its ``minimize`` gives the sense).
+    n_samples
+        Perturbation samples per instance.
+    sigma
+        The noise scale.
+    lambd
+        The interpolation step ``λ``.
+    distribution
+        A noise stream; ``None``: sum-of-gamma (κ 5) from torch's global generator.
+    two_sides
+        The two-sided (central) difference.
+    """
     distribution = distribution or _DEFAULT_NOISE
     return _IMLE.apply(pred, argopt, int(n_samples), float(sigma), float(lambd), distribution, bool(two_sides))
 
@@ -194,7 +272,23 @@ def fenchel_young(
     """Per-instance perturbed Fenchel–Young loss ``(B,)`` (Berthet et al., 2020) of ``pred`` against
     the decision ``true_sol``: ``s (E[(ĉ+σZ)·x*(ĉ+σZ)] − ĉ·x)`` with ``n_samples`` Gaussian draws
     (``noise``: any ``sample(shape, dtype=)`` stream; ``None``: torch's global generator). Its
-    gradient is ``s (E[x*(ĉ+σZ)] − x)``; ``s = −1`` for a minimisation."""
+    gradient is ``s (E[x*(ĉ+σZ)] − x)``; ``s = −1`` for a minimisation.
+
+    Parameters
+    ----------
+    pred
+        Predicted objectives ``(B, n)``.
+    true_sol
+        Target decisions ``(B, n)``.
+    argopt
+        The argopt map (its ``minimize`` gives the sense).
+    n_samples
+        Gaussian samples per instance.
+    sigma
+        The noise scale.
+    noise
+        A noise stream (``sample(shape, dtype=)``); ``None``: torch's global generator.
+    """
     noise = noise or Gaussian()
     return _FenchelYoung.apply(pred, true_sol, argopt, int(n_samples), float(sigma), noise)
 
@@ -205,6 +299,17 @@ class QuadraticClosedForm(torch.nn.Module):
     With ``x0 = −P⁻¹a/2`` and ``h' = h + a'P⁻¹a/4``: ``x̄ = x0 + sqrt(h' / v'P⁻¹v) P⁻¹v``, ``v = ±w``
     (``+`` for max). Differentiable by autograd through a Cholesky solve; ``v'P⁻¹v`` is guarded
     away from 0.
+
+    Parameters
+    ----------
+    P
+        The row's positive definite matrix ``(n, n)``.
+    a
+        The row's linear term ``(n,)``.
+    h
+        The row's right-hand side.
+    minimize
+        The argmin instead of the argmax.
     """
 
     def __init__(self, P: np.ndarray, a: np.ndarray, h: float, minimize: bool = False) -> None:
@@ -222,6 +327,13 @@ class QuadraticClosedForm(torch.nn.Module):
         self.sign = -1.0 if minimize else 1.0
 
     def forward(self, w: torch.Tensor) -> torch.Tensor:
+        """The closed-form optimum ``x̄(w)`` ``(..., n)``, differentiable in ``w``.
+
+        Parameters
+        ----------
+        w
+            Objectives ``(..., n)``.
+        """
         L = self.L.to(device=w.device, dtype=w.dtype)
         v = self.sign * w
         y = torch.cholesky_solve(v.unsqueeze(-1), L).squeeze(-1)  # P⁻¹v

@@ -68,7 +68,17 @@ def check_finite(pred: torch.Tensor, batch: Batch, where: str = "") -> None:
 def method_fits(dec: Decomposition, method: str | Surrogate, d: int) -> bool:
     """Whether surrogate ``method`` (a registered name or an instance) applies with block ``d`` as
     the main block (``"exact"``: one convex quadratic row with a positive definite matrix over
-    continuous variables; the others: any block)."""
+    continuous variables; the others: any block).
+
+    Parameters
+    ----------
+    dec
+        The decomposition.
+    method
+        A registered surrogate's name, or a surrogate.
+    d
+        A block index.
+    """
     return make_surrogate(method).fits(dec, d)
 
 
@@ -171,7 +181,13 @@ class LDLoss(nn.Module):
         return self.target
 
     def reseed(self, seed: int) -> None:
-        """Restart the surrogate's noise (I-MLE, FY) from ``seed``; [`fit()`][ldopt_torch.fit] calls it."""
+        """Restart the surrogate's noise (I-MLE, FY) from ``seed``; [`fit()`][ldopt_torch.fit] calls it.
+
+        Parameters
+        ----------
+        seed
+            The noise stream's seed.
+        """
         self.surrogate.reseed(seed)
 
     def __repr__(self) -> str:
@@ -180,15 +196,33 @@ class LDLoss(nn.Module):
 
     # which blocks the surrogate fits ------------------------------------------------------
     def fits(self, d: int) -> bool:
-        """Whether the surrogate can be used with block ``d`` as the main block."""
+        """Whether the surrogate can be used with block ``d`` as the main block.
+
+        Parameters
+        ----------
+        d
+            A block index.
+        """
         return self.surrogate.fits(self.dec, d)
 
     def methods_for(self, d: int) -> list[str]:
-        """The registered surrogates that fit block ``d`` as the main block."""
+        """The registered surrogates that fit block ``d`` as the main block.
+
+        Parameters
+        ----------
+        d
+            A block index.
+        """
         return [name for name in SURROGATES if method_fits(self.dec, name, d)]
 
     def default_main(self, candidates: list[int] | None = None) -> int:
-        """The first block (among ``candidates``) the surrogate fits."""
+        """The first block (among ``candidates``) the surrogate fits.
+
+        Parameters
+        ----------
+        candidates
+            Block indices to choose from; ``None``: all.
+        """
         cands = list(range(self.dec.num_blocks)) if candidates is None else list(candidates)
         for d in cands:
             if self.fits(d):
@@ -203,13 +237,25 @@ class LDLoss(nn.Module):
             )
 
     def argopt(self, d: int) -> BlockArgopt:
-        """The (cached) argopt map of main block ``d`` in the user's sense."""
+        """The (cached) argopt map of main block ``d`` in the user's sense.
+
+        Parameters
+        ----------
+        d
+            A main block.
+        """
         if d not in self._argopt:
             self._argopt[d] = BlockArgopt(self.dec, d, self.solver)
         return self._argopt[d]
 
     def exact_layer(self, d: int) -> QuadraticClosedForm:
-        """The (cached) closed-form layer of quadratic main block ``d``."""
+        """The (cached) closed-form layer of quadratic main block ``d``.
+
+        Parameters
+        ----------
+        d
+            A quadratic main block.
+        """
         exact = self.surrogate if isinstance(self.surrogate, Exact) else self._exact
         if not exact.fits(self.dec, d):
             raise InputError(
@@ -219,7 +265,13 @@ class LDLoss(nn.Module):
         return exact.layer(self.dec, d)
 
     def main_block(self, d: int) -> MainBlock:
-        """What the surrogate sees of main block ``d``."""
+        """What the surrogate sees of main block ``d``.
+
+        Parameters
+        ----------
+        d
+            A main block.
+        """
         return MainBlock(self.dec, d, self.argopt(d), self.sign)
 
     # the losses -----------------------------------------------------------------------------
@@ -247,7 +299,15 @@ class LDLoss(nn.Module):
         return [(int(u), torch.nonzero(d == u).squeeze(1)) for u in uniq]
 
     def per_instance(self, pred_costs: torch.Tensor, batch: LDBatch) -> torch.Tensor:
-        """The training loss of every instance: ``(B,)``."""
+        """The training loss of every instance: ``(B,)``.
+
+        Parameters
+        ----------
+        pred_costs
+            Predicted costs ``(B, num_costs)``.
+        batch
+            An [`LDDataset`][ldopt_torch.LDDataset] batch.
+        """
         w, lam, xd, target = self._parts(pred_costs, batch)
         out = torch.empty(len(w), dtype=w.dtype, device=w.device)
         pieces = []
@@ -260,11 +320,28 @@ class LDLoss(nn.Module):
         return out.index_put((index,), torch.cat([v for _, v in pieces]))
 
     def forward(self, pred_costs: torch.Tensor, batch: LDBatch) -> torch.Tensor:
+        """The mean training loss of a batch.
+
+        Parameters
+        ----------
+        pred_costs
+            Predicted costs ``(B, num_costs)``.
+        batch
+            An [`LDDataset`][ldopt_torch.LDDataset] batch.
+        """
         return self.per_instance(pred_costs, batch).mean()
 
     @torch.no_grad()
     def regret(self, pred_costs: torch.Tensor, batch: LDBatch) -> torch.Tensor:
-        """L1 or L2 evaluated exactly (true main-block argopt, no surrogate): ``(B,)``."""
+        """L1 or L2 evaluated exactly (true main-block argopt, no surrogate): ``(B,)``.
+
+        Parameters
+        ----------
+        pred_costs
+            Predicted costs ``(B, num_costs)``.
+        batch
+            An [`LDDataset`][ldopt_torch.LDDataset] batch.
+        """
         w, _, xd, target = self._parts(pred_costs, batch, scaled=False)
         out = torch.empty(len(w), dtype=w.dtype, device=w.device)
         for d, sel in self._groups(batch):

@@ -21,7 +21,27 @@ class OptDataset(InstanceSet):
     ``structure=True`` also the binding normals (``tight``, CaVE) and adjacent-vertex ``steps`` (LAVA).
 
     ``time_limit`` (seconds per instance) keeps each solver's incumbent where the optimum takes
-    longer: large problems then train on near-optimal targets."""
+    longer: large problems then train on near-optimal targets.
+
+    Parameters
+    ----------
+    problem
+        The problem.
+    features
+        Features ``(B, p)``.
+    costs
+        True costs ``(B, num_costs)``.
+    solver
+        The solver of the true optima.
+    cache
+        A folder or ``.npz`` path for the optima, or ``None``.
+    executor
+        A ``concurrent.futures.Executor`` for the solves, or ``None`` (threads).
+    structure
+        Also the binding constraint normals and adjacent vertices (CaVE, LAVA).
+    time_limit
+        Seconds per solve, or ``None``.
+    """
 
     def __init__(
         self,

@@ -26,7 +26,21 @@ except ImportError as exc:  # pragma: no cover - pyepo is in the torch extra
 
 
 class PyEPOModel(optModel):
-    """A PyEPO ``optModel`` over a [`Problem`][ldopt.Problem] (``block=None``) or one LD block."""
+    """A PyEPO ``optModel`` over a [`Problem`][ldopt.Problem] (``block=None``) or one LD block.
+
+    Parameters
+    ----------
+    target
+        A [`Problem`][ldopt.Problem], or a decomposition with ``block``.
+    solver
+        A solver name or ``"auto"``.
+    block
+        The block of a decomposition to model, or ``None``.
+    time_limit
+        Seconds per solve, or ``None``.
+    gap
+        Relative MIP gap (0: exact).
+    """
 
     def __init__(
         self,
@@ -68,6 +82,13 @@ class PyEPOModel(optModel):
         return blk.solver(self.solver), list(range(p.num_vars))
 
     def setObj(self, c: Any) -> None:
+        """Set the cost vector of the next ``solve()``.
+
+        Parameters
+        ----------
+        c
+            One cost vector ``(num_costs,)`` (the block's objective for a block).
+        """
         c = np.asarray(c.detach().cpu().numpy() if hasattr(c, "detach") else c, dtype=float).reshape(-1)
         if c.shape != (self.num_cost,):
             raise InputError(f"setObj: expected {self.num_cost} costs, got shape {c.shape}")

@@ -62,11 +62,25 @@ class Surrogate(ABC):
         SURROGATES[cls.name] = cls
 
     def fits(self, dec: Decomposition, d: int) -> bool:
-        """Whether this surrogate applies with block ``d`` of ``dec`` as the main block."""
+        """Whether this surrogate applies with block ``d`` of ``dec`` as the main block.
+
+        Parameters
+        ----------
+        dec
+            The decomposition.
+        d
+            A block index.
+        """
         return True
 
     def reseed(self, seed: int) -> None:
-        """Restart the surrogate's noise from ``seed`` (none by default)."""
+        """Restart the surrogate's noise from ``seed`` (none by default).
+
+        Parameters
+        ----------
+        seed
+            The noise stream's seed.
+        """
         return
 
     @abstractmethod
@@ -131,6 +145,13 @@ class IMLE(Surrogate):
         self.distribution = SumOfGamma(5.0, seed=0) if distribution is None else distribution
 
     def reseed(self, seed: int) -> None:
+        """Restart the surrogate's noise from ``seed`` (none by default).
+
+        Parameters
+        ----------
+        seed
+            The noise stream's seed.
+        """
         if hasattr(self.distribution, "reseed"):
             self.distribution.reseed(seed)
 
@@ -163,6 +184,13 @@ class FenchelYoung(Surrogate):
         self.noise = Gaussian(seed=0) if noise is None else noise
 
     def reseed(self, seed: int) -> None:
+        """Restart the surrogate's noise from ``seed`` (none by default).
+
+        Parameters
+        ----------
+        seed
+            The noise stream's seed.
+        """
         if hasattr(self.noise, "reseed"):
             self.noise.reseed(seed)
 
@@ -192,10 +220,27 @@ class Exact(Surrogate):
         self._layers: dict[tuple[int, int], QuadraticClosedForm] = {}
 
     def fits(self, dec: Decomposition, d: int) -> bool:
+        """Whether this surrogate applies with block ``d`` of ``dec`` as the main block.
+
+        Parameters
+        ----------
+        dec
+            The decomposition.
+        d
+            A block index.
+        """
         return quadratic_block(dec, d)
 
     def layer(self, dec: Decomposition, d: int) -> QuadraticClosedForm:
-        """The (cached) closed-form layer of quadratic block ``d``."""
+        """The (cached) closed-form layer of quadratic block ``d``.
+
+        Parameters
+        ----------
+        dec
+            The decomposition.
+        d
+            A quadratic block's index.
+        """
         key = (id(dec), d)
         if key not in self._layers:
             cm = dec.block(d).compiled

@@ -27,6 +27,25 @@ class Validator:
     the limit); exact solves start cold, so that a model's regret depends on the model alone (a
     MIP solver started elsewhere may return another of the tied or tolerance-equal optima).
     ``last`` keeps the latest [`RegretReport`][ldopt.regret.RegretReport] (with its certified interval).
+
+    Parameters
+    ----------
+    problem
+        The problem.
+    features
+        Validation features ``(B, p)``.
+    costs
+        Validation costs ``(B, num_costs)``.
+    solver
+        The decisions' and optima's solver.
+    executor
+        A ``concurrent.futures.Executor`` for the solves, or ``None`` (threads).
+    time_limit
+        Seconds per solve, or ``None``.
+    gap
+        Relative MIP gap (0: exact).
+    optimum
+        The true optima, or ``None`` (solved once here).
     """
 
     def __init__(

@@ -29,6 +29,25 @@ class LagrangianBound:
     empty, so the problem is infeasible), proven by multipliers ``ρ`` with ``Σ_k ρ_k = 0`` and
     ``Σ_k max_{x∈X_k} ρ_k·x < 0``; their bound is ``-inf`` for a maximisation (``+inf`` for a
     minimisation).
+
+    Parameters
+    ----------
+    bound
+        The best Lagrangian bound per instance (user's sense).
+    certificate
+        The master's value at a slack-free optimum, a bound from the other side (``nan`` where none).
+    lam
+        Shared multipliers ``(B, m, n)`` in the user's sense.
+    iterations
+        Pricing rounds per instance.
+    columns
+        Columns added per instance.
+    converged
+        Whether the certified gap reached ``tol`` (or infeasibility was proven).
+    seconds
+        Wall-clock seconds.
+    infeasible
+        The instances proven infeasible.
     """
 
     bound: np.ndarray

@@ -23,7 +23,21 @@ def solve_chunk(
 ) -> DualResult:
     """The dual solve of one chunk of instances, on the calling thread (``bar``: a progress bar
     to advance by one per iteration, shared by the chunks of one solve; ``warm``: the chunk's kept
-    multipliers ``lam`` in the max form, to start from)."""
+    multipliers ``lam`` in the max form, to start from).
+
+    Parameters
+    ----------
+    dec
+        The decomposition.
+    costs
+        The chunk's cost vectors ``(b, num_costs)``.
+    settings
+        The dual's settings (a resolved step rule).
+    bar
+        A progress bar to advance, or ``None``.
+    warm
+        Multipliers to start from (max form), or ``None``.
+    """
     t0 = time.perf_counter()
     p = dec.problem
     sign = p.sign

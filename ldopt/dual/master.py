@@ -55,6 +55,13 @@ def resolve_step(dec: Blocks, step: Rule | StepChoice) -> Rule | StepRule:
     primal value: narrow rows — flows, assignments, fixed charges, rosters — are where the
     subgradient rules stall for want of a feasible point. Wide dense rows (knapsacks) have a repair
     heuristic that gives Polyak its target.
+
+    Parameters
+    ----------
+    dec
+        The decomposition.
+    step
+        A step rule, its name, or ``"auto"``.
     """
     if isinstance(step, (Polyak, Adam, Master)):
         return step

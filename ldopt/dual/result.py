@@ -24,6 +24,40 @@ class DualResult:
       ``(B, m, n)`` (for shared it is ``lam`` itself);
     * ``main_x``: the main solution ``x_d*`` of every decomposition ``(B, m, n)``;
     * ``run_bounds``: ``(B, 1)`` for shared (every decomposition has the same bound), else ``(B, m)``.
+
+    Parameters
+    ----------
+    sense
+        The problem's sense, ``"max"`` or ``"min"``.
+    mode
+        ``"shared"``, ``"independent"`` or ``"joint"``.
+    lam
+        The multipliers: shared ``(B, m, n)``, independent ``(B, m, m, n)`` (one set per run), joint ``(B, m, n)``
+        penalties.
+    main
+        The main objectives ``λ_d`` (user's sense).
+    main_x
+        The main solutions ``x_d*``.
+    run_bounds
+        Each run's bound ``(B, R)`` (user's sense).
+    history
+        The best bound so far per iteration ``(iterations, B)``.
+    primal_objective
+        The best feasible value found per instance (``nan`` where none).
+    primal_x
+        That feasible point ``(B, n)``.
+    iterations
+        Iterations run (the most of any instance).
+    seconds
+        Wall-clock seconds of the solve.
+    step
+        The step rule used (``"polyak"``, ``"adam"`` or ``"master"``).
+    solvers
+        Each block's solver name.
+    chunks_computed
+        Chunks solved by this call (with an executor or a checkpoint).
+    chunks_loaded
+        Chunks loaded from the checkpoint.
     """
 
     sense: str
@@ -68,7 +102,13 @@ class DualResult:
         return self.run_bounds.min(axis=1) if self.sense == "max" else self.run_bounds.max(axis=1)
 
     def bound_of(self, d: int) -> np.ndarray:
-        """The bound of decomposition ``d``'s multipliers: ``(B,)``."""
+        """The bound of decomposition ``d``'s multipliers: ``(B,)``.
+
+        Parameters
+        ----------
+        d
+            A main block (decomposition) index.
+        """
         d = self._d(d)
         return self.run_bounds[:, 0 if self.run_bounds.shape[1] == 1 else d]
 
@@ -100,7 +140,15 @@ class DualResult:
 
     def lambdas_of(self, d: int, index: Any = None) -> np.ndarray:
         """Decomposition ``d``'s symmetric multipliers ``(B, m, n)`` (they sum to ``q(c)``);
-        ``index`` selects instances."""
+        ``index`` selects instances.
+
+        Parameters
+        ----------
+        d
+            A main block (decomposition) index.
+        index
+            The instances (a slice, mask or indices); ``None``: all.
+        """
         d = self._d(d)
         sel = self._index(index)
         if self.mode == "independent":
@@ -113,7 +161,15 @@ class DualResult:
 
     def multipliers(self, d: int, index: Any = None) -> np.ndarray:
         """μ^(d): ``(B, m-1, n)``, the blocks other than ``d`` in ascending order; ``index``
-        selects instances (e.g. a training batch) without building the others."""
+        selects instances (e.g. a training batch) without building the others.
+
+        Parameters
+        ----------
+        d
+            A main block (decomposition) index.
+        index
+            The instances (a slice, mask or indices); ``None``: all.
+        """
         d = self._d(d)
         keep = [k for k in range(self.num_blocks) if k != d]
         sel = self._index(index)
@@ -121,11 +177,23 @@ class DualResult:
         return -lam[:, keep]
 
     def main_objective(self, d: int) -> np.ndarray:
-        """``q(c) + Σ_{k≠d} μ_k`` — the main subproblem's objective: ``(B, n)``."""
+        """``q(c) + Σ_{k≠d} μ_k`` — the main subproblem's objective: ``(B, n)``.
+
+        Parameters
+        ----------
+        d
+            A main block (decomposition) index.
+        """
         return self.main[:, self._d(d)]
 
     def main_solution(self, d: int) -> np.ndarray:
-        """``x_d*(μ^(d), c)``: ``(B, n)``."""
+        """``x_d*(μ^(d), c)``: ``(B, n)``.
+
+        Parameters
+        ----------
+        d
+            A main block (decomposition) index.
+        """
         return self.main_x[:, self._d(d)]
 
     @property
@@ -150,7 +218,15 @@ class DualResult:
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], header: dict[str, Any]) -> DualResult:
-        """The result saved by `to_arrays()`."""
+        """The result saved by `to_arrays()`.
+
+        Parameters
+        ----------
+        arrays
+            The arrays `to_arrays()` returned (or a cache entry's).
+        header
+            Its JSON header.
+        """
         main = arrays["lam"] if header["mode"] == "shared" else arrays["main"]
         return cls(
             sense=header["sense"],
@@ -170,7 +246,13 @@ class DualResult:
 
     @classmethod
     def concat(cls, parts: list[DualResult]) -> DualResult:
-        """Results of consecutive chunks of instances as one."""
+        """Results of consecutive chunks of instances as one.
+
+        Parameters
+        ----------
+        parts
+            Results of consecutive chunks, in order.
+        """
         if len(parts) == 1:
             return parts[0]
         it = max(p.iterations for p in parts)

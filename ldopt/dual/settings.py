@@ -71,7 +71,13 @@ class Polyak:
         return self.alpha
 
     def scaled(self, scale: float) -> Polyak:
-        """The same rule with step scale ``scale``."""
+        """The same rule with step scale ``scale``.
+
+        Parameters
+        ----------
+        scale
+            The new initial ``α``.
+        """
         return replace(self, alpha=scale)
 
 
@@ -98,7 +104,13 @@ class Adam:
         return self.lr
 
     def scaled(self, scale: float) -> Adam:
-        """The same rule with step scale ``scale``."""
+        """The same rule with step scale ``scale``.
+
+        Parameters
+        ----------
+        scale
+            The new learning rate.
+        """
         return replace(self, lr=scale)
 
 
@@ -115,7 +127,13 @@ class Master:
         return float("nan")
 
     def scaled(self, scale: float) -> Master:
-        """This rule (it has no step scale)."""
+        """This rule (it has no step scale).
+
+        Parameters
+        ----------
+        scale
+            Ignored: column generation takes no step.
+        """
         return self
 
 

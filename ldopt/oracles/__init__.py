@@ -20,7 +20,13 @@ ORACLES: list[type[Oracle]] = [
 
 
 def fit_oracle(block: CompiledModel) -> Oracle | None:
-    """The first oracle whose structure fits ``block``, or ``None``."""
+    """The first oracle whose structure fits ``block``, or ``None``.
+
+    Parameters
+    ----------
+    block
+        A block's compiled subproblem.
+    """
     for cls in ORACLES:
         oracle = cls.fit(block)
         if oracle is not None:

@@ -28,19 +28,39 @@ class Oracle(ABC):
     @classmethod
     @abstractmethod
     def fit(cls, block: CompiledModel) -> Oracle | None:
-        """An oracle for ``block`` if its structure fits, else ``None``."""
+        """An oracle for ``block`` if its structure fits, else ``None``.
+
+        Parameters
+        ----------
+        block
+            A block's compiled subproblem.
+        """
 
     @abstractmethod
     def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """Optimal ``x`` ``(B, n)`` for objectives ``lam`` ``(B, n)`` (any strides); written into
-        ``out`` when given (then returned)."""
+        ``out`` when given (then returned).
+
+        Parameters
+        ----------
+        lam
+            Objectives ``(B, n)`` (max form).
+        out
+            An array ``(B, n)`` to write into, or ``None``.
+        """
 
     def describe(self) -> str:
         """What the oracle solves and how, in a few words."""
         return self.name
 
     def run_fallback(self, lam: np.ndarray) -> np.ndarray:
-        """Solve ``lam`` with the fallback solver, or raise if none is set."""
+        """Solve ``lam`` with the fallback solver, or raise if none is set.
+
+        Parameters
+        ----------
+        lam
+            The objectives ``(b, n)`` the oracle did not finish.
+        """
         if self.fallback is None:
             raise SolverError(
                 f"{self.name} oracle: {len(lam)} instance(s) need a fallback solver and none is set; "
@@ -50,7 +70,19 @@ class Oracle(ABC):
 
     def finish(self, lam: np.ndarray, x: np.ndarray, bad: np.ndarray, out: np.ndarray | None) -> np.ndarray:
         """``x`` with the instances flagged ``bad`` re-solved by the fallback, written into ``out``
-        when given (then returned)."""
+        when given (then returned).
+
+        Parameters
+        ----------
+        lam
+            The batch's objectives ``(B, n)``.
+        x
+            The oracle's solutions ``(B, n)``.
+        bad
+            The instances it did not finish ``(B,)``.
+        out
+            An array ``(B, n)`` to write into, or ``None``.
+        """
         if bad.any():
             self.fallback_count += int(bad.sum())
             x[bad] = self.run_fallback(lam[bad])

@@ -59,7 +59,21 @@ class _Close(Exception):
 
 
 class BudgetQuadraticOracle(Oracle):
-    """One positive linear row and one positive definite quadratic row over ``x >= 0``."""
+    """One positive linear row and one positive definite quadratic row over ``x >= 0``.
+
+    Parameters
+    ----------
+    a
+        The linear row's (positive) coefficients.
+    lo
+        The linear row's lower side.
+    hi
+        The linear row's upper side.
+    risk
+        The oracle of the quadratic row alone.
+    ub
+        The variables' upper bounds.
+    """
 
     name = "budget-quadratic"
 
@@ -77,7 +91,13 @@ class BudgetQuadraticOracle(Oracle):
     def fit(cls, block: CompiledModel) -> BudgetQuadraticOracle | None:
         """An oracle if ``block`` has exactly one linear row with positive coefficients on every
         variable and one quadratic row that [`QuadraticRowOracle`][ldopt.oracles.QuadraticRowOracle] fits, else
-        ``None``."""
+        ``None``.
+
+        Parameters
+        ----------
+        block
+            A block's compiled subproblem.
+        """
         if len(block.rows) != 2 or (block.var_type != "C").any():
             return None
         quad = [r for r in block.rows if r.is_quadratic]
@@ -173,7 +193,13 @@ class BudgetQuadraticOracle(Oracle):
 
     def solve_one(self, v: np.ndarray) -> np.ndarray | None:
         """The optimum for one objective ``v`` (upper bounds ignored), or ``None`` if the rows
-        leave no feasible point."""
+        leave no feasible point.
+
+        Parameters
+        ----------
+        v
+            One objective ``(n,)``.
+        """
         if self.lo == self.hi > 0:  # an equality row (the portfolio's budget) binds: no x(0) needed
             x_active = self._active_set(v, self.hi)
             if x_active is not None:
@@ -205,6 +231,16 @@ class BudgetQuadraticOracle(Oracle):
         return None
 
     def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Optimal ``x`` ``(B, n)`` for objectives ``lam`` ``(B, n)`` (any strides); written into
+        ``out`` when given (then returned).
+
+        Parameters
+        ----------
+        lam
+            Objectives ``(B, n)`` (max form).
+        out
+            An array ``(B, n)`` to write into, or ``None``.
+        """
         lam = np.atleast_2d(np.asarray(lam, dtype=float))
         x = np.full(lam.shape, np.nan)
         with one_blas_thread():  # many small factorisations: threads over instances, not inside one

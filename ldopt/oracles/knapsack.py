@@ -55,7 +55,19 @@ def _expand(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 class KnapsackRowOracle(Oracle):
-    """Exact oracle for one knapsack row over bounded integers (see the module docstring)."""
+    """Exact oracle for one knapsack row over bounded integers (see the module docstring).
+
+    Parameters
+    ----------
+    a
+        The row's coefficients.
+    hi
+        The row's capacity.
+    lb
+        The variables' lower bounds.
+    ub
+        The variables' upper bounds.
+    """
 
     name = "knapsack"
     fallback_solver = "highs"
@@ -93,7 +105,13 @@ class KnapsackRowOracle(Oracle):
 
     @classmethod
     def fit(cls, block: CompiledModel) -> KnapsackRowOracle | None:
-        """An oracle if ``block`` is one knapsack row over bounded integers, else ``None``."""
+        """An oracle if ``block`` is one knapsack row over bounded integers, else ``None``.
+
+        Parameters
+        ----------
+        block
+            A block's compiled subproblem.
+        """
         if len(block.rows) != 1 or block.rows[0].is_quadratic:
             return None
         if not (np.isfinite(block.var_lb).all() and np.isfinite(block.var_ub).all()):
@@ -160,6 +178,16 @@ class KnapsackRowOracle(Oracle):
         return out, bad
 
     def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Optimal ``x`` ``(B, n)`` for objectives ``lam`` ``(B, n)`` (any strides); written into
+        ``out`` when given (then returned).
+
+        Parameters
+        ----------
+        lam
+            Objectives ``(B, n)`` (max form).
+        out
+            An array ``(B, n)`` to write into, or ``None``.
+        """
         lam = np.atleast_2d(np.asarray(lam, dtype=float))
         y, unsolved = self._knapsack(self._items(lam), out if self.plain else None)
         if self.plain:

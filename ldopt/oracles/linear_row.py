@@ -95,7 +95,21 @@ class _Row:
 
 
 class LinearRowOracle(Oracle):
-    """A linear row over continuous variables, or over integers with equal ``|a_j|`` (see the module docstring)."""
+    """A linear row over continuous variables, or over integers with equal ``|a_j|`` (see the module docstring).
+
+    Parameters
+    ----------
+    a
+        The row's coefficients.
+    lo
+        The row's lower side.
+    hi
+        The row's upper side.
+    lb
+        The variables' lower bounds.
+    ub
+        The variables' upper bounds.
+    """
 
     name = "linear-row"
 
@@ -109,7 +123,13 @@ class LinearRowOracle(Oracle):
 
     @classmethod
     def fit(cls, block: CompiledModel) -> LinearRowOracle | None:
-        """An oracle if ``block`` is one linear row whose closed form is exact, else ``None``."""
+        """An oracle if ``block`` is one linear row whose closed form is exact, else ``None``.
+
+        Parameters
+        ----------
+        block
+            A block's compiled subproblem.
+        """
         if not _Row.fits(block):
             return None
         r = _Row(block)
@@ -125,6 +145,16 @@ class LinearRowOracle(Oracle):
         return f"linear row over {len(self.on)} variables: closed form (fractional knapsack)"
 
     def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Optimal ``x`` ``(B, n)`` for objectives ``lam`` ``(B, n)`` (any strides); written into
+        ``out`` when given (then returned).
+
+        Parameters
+        ----------
+        lam
+            Objectives ``(B, n)`` (max form).
+        out
+            An array ``(B, n)`` to write into, or ``None``.
+        """
         lam = np.atleast_2d(np.asarray(lam, dtype=float))
         B = lam.shape[0]
         x = np.where(lam > 0, self.ub, self.lb) * np.ones((B, 1))  # off-row variables: best bound
@@ -137,7 +167,15 @@ class LinearRowOracle(Oracle):
 
 
 class MixedRowOracle(Oracle):
-    """A linear row over continuous variables and a few integer ones (see the module docstring)."""
+    """A linear row over continuous variables and a few integer ones (see the module docstring).
+
+    Parameters
+    ----------
+    r
+        The row over the continuous variables.
+    combos
+        The integer variables' value combinations to enumerate ``(K, k)``.
+    """
 
     name = "mixed-row"
 
@@ -156,7 +194,13 @@ class MixedRowOracle(Oracle):
     @classmethod
     def fit(cls, block: CompiledModel) -> MixedRowOracle | None:
         """An oracle if ``block`` is one linear row over continuous variables and at most
-        ``MAX_COMBOS`` combinations of integer values, else ``None``."""
+        ``MAX_COMBOS`` combinations of integer values, else ``None``.
+
+        Parameters
+        ----------
+        block
+            A block's compiled subproblem.
+        """
         if not _Row.fits(block):
             return None
         r = _Row(block)
@@ -175,6 +219,16 @@ class MixedRowOracle(Oracle):
         )
 
     def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Optimal ``x`` ``(B, n)`` for objectives ``lam`` ``(B, n)`` (any strides); written into
+        ``out`` when given (then returned).
+
+        Parameters
+        ----------
+        lam
+            Objectives ``(B, n)`` (max form).
+        out
+            An array ``(B, n)`` to write into, or ``None``.
+        """
         lam = np.atleast_2d(np.asarray(lam, dtype=float))
         r, B = self.r, lam.shape[0]
         x = np.where(lam > 0, r.ub, r.lb) * np.ones((B, 1))  # off-row variables: best bound

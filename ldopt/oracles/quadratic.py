@@ -26,7 +26,18 @@ from .pivoting import KKT_TOL, OnSupport, SupportSolver, principal_pivoting
 
 
 class QuadraticRowOracle(Oracle):
-    """One positive definite quadratic row with no linear term over ``x >= 0``."""
+    """One positive definite quadratic row with no linear term over ``x >= 0``.
+
+    Parameters
+    ----------
+    P
+        The row's positive definite matrix.
+    R
+        The row's right-hand side.
+    ub
+        The variables' upper bounds: the solution ignores them, and an instance whose optimum
+        passes one goes to the fallback solver.
+    """
 
     name = "quadratic-row"
 
@@ -44,7 +55,13 @@ class QuadraticRowOracle(Oracle):
 
     @classmethod
     def fit(cls, block: CompiledModel) -> QuadraticRowOracle | None:
-        """An oracle if ``block`` is one positive definite quadratic row over ``x >= 0``, else ``None``."""
+        """An oracle if ``block`` is one positive definite quadratic row over ``x >= 0``, else ``None``.
+
+        Parameters
+        ----------
+        block
+            A block's compiled subproblem.
+        """
         if len(block.rows) != 1 or not block.rows[0].is_quadratic or (block.var_type != "C").any():
             return None
         row = block.rows[0]
@@ -78,7 +95,13 @@ class QuadraticRowOracle(Oracle):
         return sla.cho_solve((self.L, True), v + alpha)
 
     def solve_one(self, v: np.ndarray) -> np.ndarray:
-        """The optimum for one objective ``v`` (upper bounds ignored)."""
+        """The optimum for one objective ``v`` (upper bounds ignored).
+
+        Parameters
+        ----------
+        v
+            One objective ``(n,)``.
+        """
         held = v > 0
         if not held.any():
             return np.zeros_like(v)
@@ -97,6 +120,16 @@ class QuadraticRowOracle(Oracle):
         return np.sqrt(self.R / quad) * y
 
     def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Optimal ``x`` ``(B, n)`` for objectives ``lam`` ``(B, n)`` (any strides); written into
+        ``out`` when given (then returned).
+
+        Parameters
+        ----------
+        lam
+            Objectives ``(B, n)`` (max form).
+        out
+            An array ``(B, n)`` to write into, or ``None``.
+        """
         lam = np.atleast_2d(np.asarray(lam, dtype=float))
         with one_blas_thread():  # many small factorisations: threads over instances, not inside one
             x = np.array([self.solve_one(v) for v in lam])

@@ -29,7 +29,21 @@ from .family import Family, Instances, register
 
 @dataclass
 class FacilityData:
-    """One facility-location data set: fixed data and per-instance features and unit costs."""
+    """One facility-location data set: fixed data and per-instance features and unit costs.
+
+    Parameters
+    ----------
+    demands
+        Customer demands ``(customers,)``.
+    capacities
+        Facility capacities ``(facilities,)``.
+    fixed_costs
+        Facility opening costs ``(facilities,)``.
+    features
+        Features ``(N, p)``.
+    costs
+        Unit shipping costs ``(N, facilities · customers)``.
+    """
 
     demands: np.ndarray  # (customers,)
     capacities: np.ndarray  # (facilities,)
@@ -53,6 +67,25 @@ def gen_data(
 
     Demands are integers in 5..35; capacities sum to ``capacity_ratio`` times the total demand;
     fixed costs grow with the square root of the capacity, at the scale of serving a customer.
+
+    Parameters
+    ----------
+    num_data
+        Instances.
+    num_features
+        Features per instance.
+    facilities
+        Candidate facilities.
+    customers
+        Customers.
+    deg
+        The cost map's polynomial degree.
+    noise_width
+        Multiplicative noise half-width.
+    capacity_ratio
+        Total capacity over total demand.
+    seed
+        The random seed.
     """
     for name, value in dict(num_data=num_data, num_features=num_features, deg=deg).items():
         checks.positive_int(name, value)
@@ -75,7 +108,19 @@ def gen_data(
 
 def build_model(demands: Any, capacities: Any, fixed_costs: Any, cover: bool = True) -> Any:
     """A Pyomo model of the module docstring's problem; cost ``m.c[j, i]`` (mutable), shares
-    ``m.x[j, i]``, openings ``m.y[j]``. ``cover=False`` drops the cover row."""
+    ``m.x[j, i]``, openings ``m.y[j]``. ``cover=False`` drops the cover row.
+
+    Parameters
+    ----------
+    demands
+        Customer demands.
+    capacities
+        Facility capacities.
+    fixed_costs
+        Facility opening costs.
+    cover
+        Add the cover row ``Σ_j u_j y_j ≥ Σ_i d_i`` (a valid inequality).
+    """
     import pyomo.environ as pyo  # noqa: PLC0415
 
     d = checks.real_array("demands", demands).reshape(-1)

@@ -65,11 +65,23 @@ class Instances:
         return Problem.from_pyomo(self.model, cost)
 
     def decompose(self, problem: Problem) -> Decomposition:
-        """``problem`` decomposed as the family suits."""
+        """``problem`` decomposed as the family suits.
+
+        Parameters
+        ----------
+        problem
+            The compiled problem of ``model``.
+        """
         return decompose(problem, self.blocks)
 
     def main_block(self, dec: Decomposition) -> int | None:
-        """The index of the block of component ``main`` in ``dec`` (``None`` without one)."""
+        """The index of the block of component ``main`` in ``dec`` (``None`` without one).
+
+        Parameters
+        ----------
+        dec
+            A decomposition of the instances' problem.
+        """
         if self.main is None:
             return None
         for k in range(dec.num_blocks):
@@ -106,7 +118,19 @@ class Family:
     lr: float = 1e-2
 
     def instances(self, num_data: int, size: int | None = None, *, deg: int = 4, seed: int = 42) -> Instances:
-        """``num_data`` instances of ``size`` (default: the family's), polynomial degree ``deg``."""
+        """``num_data`` instances of ``size`` (default: the family's), polynomial degree ``deg``.
+
+        Parameters
+        ----------
+        num_data
+            Instances to generate.
+        size
+            The family's size parameter; ``None``: its default.
+        deg
+            The cost map's polynomial degree.
+        seed
+            The random seed.
+        """
         num_data = checks.positive_int("num_data", num_data)
         size = self.size if size is None else checks.positive_int("size", size)
         out = self.generate(num_data, size, checks.positive_int("deg", deg), checks.nonnegative_int("seed", seed))
@@ -119,7 +143,13 @@ FAMILIES: dict[str, Family] = {}
 
 
 def register(family: Family) -> Family:
-    """Make ``family`` known by its name (a name registered again is replaced); returns it."""
+    """Make ``family`` known by its name (a name registered again is replaced); returns it.
+
+    Parameters
+    ----------
+    family
+        The family.
+    """
     checks.instance("family", family, Family, "an ldopt.problems.Family")
     if not family.name or not isinstance(family.name, str):
         raise InputError(f"family.name: expected a non-empty string, got {family.name!r}")
@@ -128,7 +158,13 @@ def register(family: Family) -> Family:
 
 
 def family(name: str) -> Family:
-    """The registered family ``name``."""
+    """The registered family ``name``.
+
+    Parameters
+    ----------
+    name
+        A registered family's name (``FAMILIES`` lists them).
+    """
     if name not in FAMILIES:
         raise InputError(f"family: expected one of {sorted(FAMILIES)}, got {name!r}")
     return FAMILIES[name]

@@ -40,6 +40,23 @@ def gen_data(
     Same random stream as ``pyepo.data.knapsack.genData`` for the same arguments, so the arrays are
     identical: weights in {3.00, ..., 7.99}, values ``ceil(5 (Bz/sqrt(p) + 3)^deg / 3.5^deg + 5/3.5^deg)``
     times uniform noise of half-width ``noise_width``, as float32.
+
+    Parameters
+    ----------
+    num_data
+        Instances.
+    num_features
+        Features per instance.
+    num_items
+        Items.
+    dim
+        Knapsack rows.
+    deg
+        The cost map's polynomial degree.
+    noise_width
+        Multiplicative noise half-width.
+    seed
+        The random seed.
     """
     _check_deg(deg)
     _check_sizes(num_data=num_data, num_features=num_features, num_items=num_items, dim=dim)
@@ -56,7 +73,19 @@ def gen_data(
 
 @dataclass
 class KnapsackData:
-    """One MKP data set under the paper's protocol."""
+    """One MKP data set under the paper's protocol.
+
+    Parameters
+    ----------
+    weights
+        Integer weights ``(dim, num_items)``.
+    capacities
+        Capacities ``(dim,)``.
+    features
+        Features ``(N, num_features)``.
+    costs
+        Item values ``(N, num_items)``.
+    """
 
     weights: np.ndarray  # (m, n) integers 3..7
     capacities: np.ndarray  # (m,) integers
@@ -74,7 +103,25 @@ def protocol_data(
     seed: int = 42,
 ) -> KnapsackData:
     """The paper's MKP protocol: PyEPO's generator, weights truncated to integers 3..7 and
-    capacities ``int(0.5 * row sum)``."""
+    capacities ``int(0.5 * row sum)``.
+
+    Parameters
+    ----------
+    num_data
+        Instances.
+    num_items
+        Items.
+    dim
+        Knapsack rows (the paper: 10).
+    num_features
+        Features per instance.
+    deg
+        The cost map's polynomial degree.
+    noise_width
+        Multiplicative noise half-width.
+    seed
+        The random seed.
+    """
     w, feats, costs = gen_data(num_data, num_features, num_items, dim, deg, noise_width, seed)
     weights = w.astype(int)
     capacities = (0.5 * weights.sum(axis=1)).astype(int)
@@ -82,7 +129,15 @@ def protocol_data(
 
 
 def build_model(weights: Any, capacities: Any) -> Any:
-    """Pyomo model ``max sum_j c[j] x[j] s.t. sum_j W[k,j] x[j] <= b[k]`` with mutable ``c``."""
+    """Pyomo model ``max sum_j c[j] x[j] s.t. sum_j W[k,j] x[j] <= b[k]`` with mutable ``c``.
+
+    Parameters
+    ----------
+    weights
+        Weights ``(dim, num_items)``.
+    capacities
+        Capacities ``(dim,)``.
+    """
     import pyomo.environ as pyo  # noqa: PLC0415
 
     W = np.atleast_2d(checks.real_array("weights", weights))

@@ -35,7 +35,25 @@ from .family import Family, Instances, register
 
 @dataclass
 class LotSizingData:
-    """One lot-sizing data set: fixed data and per-instance features and unit production costs."""
+    """One lot-sizing data set: fixed data and per-instance features and unit production costs.
+
+    Parameters
+    ----------
+    demands
+        Demands ``(items, periods)``.
+    capacity
+        Production time per period.
+    setup_times
+        Setup time per item.
+    setup_costs
+        Setup cost per item.
+    holding_costs
+        Holding cost per item and period.
+    features
+        Features ``(N, p)``.
+    costs
+        Unit production costs ``(N, items · periods)``.
+    """
 
     demands: np.ndarray  # (items, periods), integers
     capacity: float
@@ -60,6 +78,25 @@ def gen_data(
     period, raised to cover lot-for-lot production with every setup; setup times 2..5; holding
     costs 0.05..0.15 and setup costs 5..15 per item; ``c_it`` a polynomial of degree ``deg`` in
     the features (PyEPO's cost map, mean about 1) times uniform noise.
+
+    Parameters
+    ----------
+    num_data
+        Instances.
+    num_features
+        Features per instance.
+    items
+        Items.
+    periods
+        Periods.
+    deg
+        The cost map's polynomial degree.
+    noise_width
+        Multiplicative noise half-width.
+    capacity_ratio
+        Capacity over the mean total demand a period.
+    seed
+        The random seed.
     """
     for name, value in dict(num_data=num_data, num_features=num_features, deg=deg).items():
         checks.positive_int(name, value)
@@ -110,7 +147,21 @@ def _check(demands: Any, capacity: Any, setup_times: Any, setup_costs: Any, hold
 
 def build_model(demands: Any, capacity: Any, setup_times: Any, setup_costs: Any, holding_costs: Any) -> Any:
     """A Pyomo model of the module docstring's problem; cost ``m.c[i, t]`` (mutable), production
-    ``m.x[i, t]``, stock ``m.s[i, t]``, setups ``m.y[i, t]``."""
+    ``m.x[i, t]``, stock ``m.s[i, t]``, setups ``m.y[i, t]``.
+
+    Parameters
+    ----------
+    demands
+        Demands ``(items, periods)``.
+    capacity
+        Production time per period.
+    setup_times
+        Setup time per item.
+    setup_costs
+        Setup cost per item.
+    holding_costs
+        Holding cost per item and period.
+    """
     import pyomo.environ as pyo  # noqa: PLC0415
 
     d, u, tau, f, h = _check(demands, capacity, setup_times, setup_costs, holding_costs)

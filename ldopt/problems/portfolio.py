@@ -29,6 +29,21 @@ def gen_data(
 
     Same random stream as ``pyepo.data.portfolio.genData``: a factor model whose loadings and
     idiosyncratic noise scale with ``noise_level``.
+
+    Parameters
+    ----------
+    num_data
+        Instances.
+    num_features
+        Features per instance.
+    num_assets
+        Assets.
+    deg
+        The returns' polynomial degree.
+    noise_level
+        The factor model's noise scale.
+    seed
+        The random seed.
     """
     _check_deg(deg)
     rng = np.random.RandomState(seed)
@@ -43,12 +58,28 @@ def gen_data(
 
 
 def risk_level(cov: Any, gamma: float = GAMMA) -> float:
-    """The risk budget ``γ · mean(Σ)``."""
+    """The risk budget ``γ · mean(Σ)``.
+
+    Parameters
+    ----------
+    cov
+        The covariance ``(n, n)``.
+    gamma
+        The risk budget's multiple of the mean covariance.
+    """
     return float(gamma * np.mean(cov))
 
 
 def build_model(cov: Any, gamma: float = GAMMA) -> Any:
-    """Pyomo model of the portfolio with mutable returns ``c``, components ``budget`` and ``risk``."""
+    """Pyomo model of the portfolio with mutable returns ``c``, components ``budget`` and ``risk``.
+
+    Parameters
+    ----------
+    cov
+        The covariance ``(n, n)``.
+    gamma
+        The risk budget's multiple of the mean covariance.
+    """
     import pyomo.environ as pyo  # noqa: PLC0415
 
     S = np.asarray(cov, dtype=float)

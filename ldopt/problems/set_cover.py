@@ -24,7 +24,17 @@ from .family import Family, Instances, register
 
 @dataclass
 class CoverData:
-    """One set-covering data set: the fixed membership and per-instance features and set costs."""
+    """One set-covering data set: the fixed membership and per-instance features and set costs.
+
+    Parameters
+    ----------
+    membership
+        0/1 membership ``(elements, sets)``.
+    features
+        Features ``(N, p)``.
+    costs
+        Set costs ``(N, sets)``.
+    """
 
     membership: np.ndarray  # (elements, sets), 0/1: element i is in set j
     features: np.ndarray  # (N, p)
@@ -43,7 +53,27 @@ def gen_data(
 ) -> CoverData:
     """Each element in each set with probability ``density`` and in at least two sets; costs
     ``c[j] = (1 + |S_j|) / (1 + mean |S|) · poly_deg(B z) · noise`` (bigger sets cost more; PyEPO's
-    cost map, mean about 1)."""
+    cost map, mean about 1).
+
+    Parameters
+    ----------
+    num_data
+        Instances.
+    num_features
+        Features per instance.
+    sets
+        Sets.
+    elements
+        Elements.
+    density
+        The probability that a set holds an element.
+    deg
+        The cost map's polynomial degree.
+    noise_width
+        Multiplicative noise half-width.
+    seed
+        The random seed.
+    """
     for name, value in dict(num_data=num_data, num_features=num_features, deg=deg).items():
         checks.positive_int(name, value)
     n, m = checks.positive_int("sets", sets), checks.positive_int("elements", elements)
@@ -66,7 +96,13 @@ def gen_data(
 
 def build_model(membership: Any) -> Any:
     """A Pyomo model of the module docstring's problem: cost ``m.c[j]`` (mutable), choices ``m.x[j]``;
-    ``membership`` is an ``(elements, sets)`` 0/1 array."""
+    ``membership`` is an ``(elements, sets)`` 0/1 array.
+
+    Parameters
+    ----------
+    membership
+        0/1 membership ``(elements, sets)``.
+    """
     import pyomo.environ as pyo  # noqa: PLC0415
 
     a = checks.real_array("membership", membership)

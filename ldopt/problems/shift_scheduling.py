@@ -32,7 +32,21 @@ from .family import Family, Instances, register
 
 @dataclass
 class ShiftData:
-    """One shift-scheduling data set: fixed requirements and contracts, per-instance features and costs."""
+    """One shift-scheduling data set: fixed requirements and contracts, per-instance features and costs.
+
+    Parameters
+    ----------
+    requirements
+        Staff needed per day and shift ``(days, shifts)``.
+    most
+        Each employee's most shifts a week.
+    least
+        Each employee's fewest shifts a week.
+    features
+        Features ``(N, p)``.
+    costs
+        Costs ``(N, employees · days · shifts)``.
+    """
 
     requirements: np.ndarray  # (days, shifts): r[d, t]
     most: np.ndarray  # (employees,)
@@ -81,6 +95,27 @@ def gen_data(
     roster (maximum 1 to 2 shifts above its load, minimum 1 to 2 below), and costs
     ``c[e,d,t] = pay[e] · premium[t] · weekend[d] · poly_deg(B z) · noise``, where ``poly_deg`` is
     PyEPO's cost map (mean about 1), ``pay ∈ [0.8, 1.2]``, night and weekend premia 1.3 and 1.2.
+
+    Parameters
+    ----------
+    num_data
+        Instances.
+    num_features
+        Features per instance.
+    employees
+        Employees.
+    days
+        Days.
+    shifts
+        Shifts a day.
+    deg
+        The cost map's polynomial degree.
+    noise_width
+        Multiplicative noise half-width.
+    staffing
+        The share of employees a shift needs at most.
+    seed
+        The random seed.
     """
     for name, value in dict(num_data=num_data, num_features=num_features, deg=deg).items():
         checks.positive_int(name, value)
@@ -108,7 +143,17 @@ def gen_data(
 def build_model(requirements: Any, most: Any, least: Any) -> Any:
     """A Pyomo model of the module docstring's problem: cost ``m.c[e, d, t]`` (mutable) and
     assignments ``m.x[e, d, t]``; ``requirements`` is ``(days, shifts)``, ``most``/``least`` one per
-    employee."""
+    employee.
+
+    Parameters
+    ----------
+    requirements
+        Staff needed per day and shift ``(days, shifts)``.
+    most
+        Each employee's most shifts a week.
+    least
+        Each employee's fewest shifts a week.
+    """
     import pyomo.environ as pyo  # noqa: PLC0415
 
     req = checks.real_array("requirements", requirements)

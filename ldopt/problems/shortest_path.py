@@ -32,7 +32,13 @@ def _grid(grid: Any) -> tuple[int, int]:
 
 
 def arcs(grid: tuple[int, int]) -> list[tuple[int, int]]:
-    """The grid's arcs ``(tail, head)`` in PyEPO's order: each row's east arcs, then its south arcs."""
+    """The grid's arcs ``(tail, head)`` in PyEPO's order: each row's east arcs, then its south arcs.
+
+    Parameters
+    ----------
+    grid
+        ``(rows, columns)`` of nodes.
+    """
     rows, cols = _grid(grid)
     out = []
     for i in range(rows):
@@ -55,6 +61,21 @@ def gen_data(
     Same random stream as ``pyepo.data.shortestpath.genData`` for the same arguments, so the arrays
     are identical: ``c = ((B z / sqrt(p) + 3)^deg + 1) / 3.5^deg`` times uniform noise of
     half-width ``noise_width``, as float32.
+
+    Parameters
+    ----------
+    num_data
+        Instances.
+    num_features
+        Features per instance.
+    grid
+        ``(rows, columns)`` of nodes.
+    deg
+        The cost map's polynomial degree.
+    noise_width
+        Multiplicative noise half-width.
+    seed
+        The random seed.
     """
     rows, cols = _grid(grid)
     checks.positive_int("num_data", num_data)
@@ -76,6 +97,13 @@ def regions(grid: tuple[int, int], parts: int = 2) -> list[list[str]]:
     only defined by all of them together; a band holds whole paths across it, so its block is a
     small flow problem (solved by the block solver: no exact oracle fits several rows). On the 5×5
     grid two bands (rows 0–2 and 3–4) train LD(SPO+) as well as MSE (README, "Five more families").
+
+    Parameters
+    ----------
+    grid
+        ``(rows, columns)`` of nodes.
+    parts
+        Bands of grid rows (blocks).
     """
     rows, cols = _grid(grid)
     parts = checks.positive_int("parts", parts)
@@ -88,7 +116,15 @@ def regions(grid: tuple[int, int], parts: int = 2) -> list[list[str]]:
 
 def build_model(grid: tuple[int, int] = (5, 5), binary: bool = True) -> Any:
     """A Pyomo model: ``min Σ c[a] x[a]`` over the grid's arcs with one conservation row per node
-    (``m.node``), cost ``m.c`` (mutable, one per arc) and arcs ``m.x``."""
+    (``m.node``), cost ``m.c`` (mutable, one per arc) and arcs ``m.x``.
+
+    Parameters
+    ----------
+    grid
+        ``(rows, columns)`` of nodes.
+    binary
+        Binary arc variables (else continuous in ``[0, 1]``: the LP, also exact).
+    """
     import pyomo.environ as pyo  # noqa: PLC0415
 
     rows, cols = _grid(grid)

@@ -46,7 +46,15 @@ HAS_SOLUTION = (Status.OPTIMAL.value, Status.FEASIBLE.value)
 
 @dataclass(frozen=True)
 class Availability:
-    """Whether a backend can solve a model, and if not, why and what to do."""
+    """Whether a backend can solve a model, and if not, why and what to do.
+
+    Parameters
+    ----------
+    ok
+        Whether the backend can solve the model.
+    reason
+        Why not, and what to do instead (empty when ``ok``).
+    """
 
     ok: bool
     reason: str = ""
@@ -57,7 +65,21 @@ class Availability:
 
 @dataclass(frozen=True)
 class SolverOptions:
-    """Options every backend understands; ``extra`` goes to the solver as is."""
+    """Options every backend understands; ``extra`` goes to the solver as is.
+
+    Parameters
+    ----------
+    time_limit
+        Seconds per instance, or ``None``.
+    gap
+        Relative MIP gap (0: exact).
+    threads
+        The solver's threads, or ``None`` (its default).
+    verbose
+        Show the solver's log.
+    extra
+        Solver-specific ``(name, value)`` pairs, passed as is.
+    """
 
     time_limit: float | None = None
     gap: float = 0.0  # relative MIP gap; 0 = exact
@@ -74,7 +96,21 @@ class SolverOptions:
         verbose: bool = False,
         options: dict[str, Any] | None = None,
     ) -> SolverOptions:
-        """Validated options (``options`` become solver-specific ``extra`` pairs)."""
+        """Validated options (``options`` become solver-specific ``extra`` pairs).
+
+        Parameters
+        ----------
+        time_limit
+            Seconds per instance, or ``None``.
+        gap
+            Relative MIP gap (0: exact).
+        threads
+            The solver's threads, or ``None`` (its default).
+        verbose
+            Show the solver's log.
+        options
+            Solver-specific options ``{name: value}``, passed as is.
+        """
         limit = checks.positive_or_none("time_limit", time_limit, unit=" (seconds)")
         options = {} if options is None else checks.instance("options", options, dict, "a dict of solver options")
         if not all(isinstance(k, str) for k in options):
@@ -100,7 +136,19 @@ class SolverOptions:
 
 @dataclass
 class InstanceResult:
-    """One solve: ``x`` (or None), the solver's bound on the linear part, and a status."""
+    """One solve: ``x`` (or None), the solver's bound on the linear part, and a status.
+
+    Parameters
+    ----------
+    x
+        The solution, or ``None``.
+    bound
+        The solver's bound on ``q·x`` (the model's sense).
+    status
+        How the solve ended.
+    message
+        The solver's message.
+    """
 
     x: np.ndarray | None
     bound: float
@@ -110,7 +158,15 @@ class InstanceResult:
 
 @dataclass
 class Session(ABC):
-    """A model built once inside a solver; `solve()` changes only the objective."""
+    """A model built once inside a solver; `solve()` changes only the objective.
+
+    Parameters
+    ----------
+    model
+        The compiled model built into the solver.
+    options
+        The solver options.
+    """
 
     model: CompiledModel
     options: SolverOptions
@@ -120,6 +176,15 @@ class Session(ABC):
         """Optimise ``q · x`` in the model's sense; ``cost`` is the raw cost vector ``c``.
 
         ``start``: a feasible point to begin from (a MIP start), where the solver takes one.
+
+        Parameters
+        ----------
+        q
+            The objective coefficients ``(n,)`` (the model's sense).
+        cost
+            The raw cost vector ``c``.
+        start
+            A feasible point to begin from (a MIP start), or ``None``.
         """
 
     def close(self) -> None:  # noqa: B027 - optional hook
@@ -139,7 +204,13 @@ class Backend(ABC):
         """Whether the solver's Python package (and license) are usable at all."""
 
     def availability(self, model: CompiledModel) -> Availability:
-        """Whether this backend can solve ``model``; the reason says what to change if not."""
+        """Whether this backend can solve ``model``; the reason says what to change if not.
+
+        Parameters
+        ----------
+        model
+            A compiled model.
+        """
         inst = self.installed()
         if not inst:
             return inst
@@ -154,4 +225,12 @@ class Backend(ABC):
 
     @abstractmethod
     def build(self, model: CompiledModel, options: SolverOptions) -> Session:
-        """Build the model in the solver once; raise SolverUnavailableError if it cannot."""
+        """Build the model in the solver once; raise SolverUnavailableError if it cannot.
+
+        Parameters
+        ----------
+        model
+            A compiled model.
+        options
+            The solver options.
+        """

@@ -19,7 +19,15 @@ _INSTANCES: dict[str, Backend] = {}
 
 
 def register(name: str, factory: Callable[[], Backend]) -> None:
-    """Register a backend factory under ``name`` (it then joins the conformance tests)."""
+    """Register a backend factory under ``name`` (it then joins the conformance tests).
+
+    Parameters
+    ----------
+    name
+        The backend's name.
+    factory
+        Makes the backend (called once, when first used).
+    """
     _FACTORIES[name] = factory
     _INSTANCES.pop(name, None)
 
@@ -30,7 +38,13 @@ def registered() -> list[str]:
 
 
 def backend(name: str) -> Backend:
-    """The backend called ``name``; unknown names raise with the list of known ones."""
+    """The backend called ``name``; unknown names raise with the list of known ones.
+
+    Parameters
+    ----------
+    name
+        A registered backend's name, or ``"pyomo:<solver>"``.
+    """
     if not isinstance(name, str):
         raise SolverUnavailableError(f"solver: expected a name such as 'highs', got {type(name).__name__}")
     if name.startswith("pyomo:"):
@@ -48,7 +62,13 @@ def backend(name: str) -> Backend:
 
 def auto_order(model: CompiledModel) -> list[str]:
     """Preference order for ``"auto"``: an exact oracle where one fits the whole problem, then a
-    licensed fast solver, the embedded ones after."""
+    licensed fast solver, the embedded ones after.
+
+    Parameters
+    ----------
+    model
+        A compiled model.
+    """
     first = ["oracle"] if fits_oracle(model) else []
     if any(r.is_quadratic for r in model.rows):
         return [*first, "gurobi", "cvxpy"]
@@ -57,7 +77,17 @@ def auto_order(model: CompiledModel) -> list[str]:
 
 def open_session(model: CompiledModel, name: str, options: SolverOptions) -> tuple[str, Session]:
     """Build a session of solver ``name`` (or the first usable one for ``"auto"``), its answers
-    checked against the model's rows and bounds ([`ldopt.solvers.checked`][ldopt.solvers.checked])."""
+    checked against the model's rows and bounds ([`ldopt.solvers.checked`][ldopt.solvers.checked]).
+
+    Parameters
+    ----------
+    model
+        A compiled model.
+    name
+        A solver name or ``"auto"``.
+    options
+        The solver options.
+    """
     if name == "auto":
         reasons = []
         for cand in auto_order(model):
@@ -74,7 +104,15 @@ def open_session(model: CompiledModel, name: str, options: SolverOptions) -> tup
 
 
 def availability(model: CompiledModel, name: str) -> Availability:
-    """Whether solver ``name`` can solve ``model`` (building it once if needed to know)."""
+    """Whether solver ``name`` can solve ``model`` (building it once if needed to know).
+
+    Parameters
+    ----------
+    model
+        A compiled model.
+    name
+        A solver name.
+    """
     try:
         _, session = open_session(model, name, SolverOptions())
     except SolverUnavailableError as exc:
