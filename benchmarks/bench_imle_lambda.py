@@ -92,7 +92,7 @@ def main() -> None:
                 )
                 with torch.no_grad():
                     pred = out.model(torch.as_tensor(s.test[0], dtype=torch.float32))
-                test = float(lt.relative_regret(s.problem, pred, s.test[1], solver="highs", optimum=test_opt))
+                test = float(lt.relative_regret(s.problem, pred, s.test[1], solver="highs", optima=test_opt))
                 tests.append(test)
                 rows.append(
                     dict(problem=name, setting=label, seed=seed, val=out.best_val, test=test, stopped=out.stopped)

@@ -22,6 +22,7 @@ import numpy as np
 
 from .arrays import vector
 from .batch import check_problem, checked, solve_many
+from .deprecation import alias
 from .errors import InputError
 from .optima import Optima, optima, optimal_objectives
 from .problem import Problem
@@ -224,12 +225,13 @@ def regrets(
     costs: Any,
     solver: str = "auto",
     *,
-    optimum: Optima | np.ndarray | None = None,
+    optima: Optima | np.ndarray | None = None,
     executor: Executor | None = None,
+    optimum: Optima | np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per-instance regrets ``(B,)`` (≥ 0 up to solver tolerance) and the true optima ``(B,)``.
 
-    ``optimum`` (the true optimal objectives, or an [`Optima`][ldopt.regret.Optima], e.g. from an earlier call)
+    ``optima`` (the true optimal objectives, or an [`Optima`][ldopt.regret.Optima], e.g. from an earlier call)
     skips their solves.
 
     Parameters
@@ -242,17 +244,20 @@ def regrets(
         True costs ``(B, num_costs)``.
     solver
         A solver name or ``"auto"``.
-    optimum
+    optima
         The true optima, or ``None`` (solved here).
     executor
         A ``concurrent.futures.Executor``, or ``None`` (threads).
+    optimum
+        Deprecated: ``optima`` (one name for them across the API).
     """
+    optima = alias("optima", optima, "optimum", optimum, "optima=")
     check_problem(problem, solver)
     pred, _ = problem.check_costs(pred_costs, "pred_costs")
     c, _ = problem.check_costs(costs)
     if pred.shape != c.shape:
         raise InputError(f"pred_costs: expected shape {c.shape} (as costs), got {pred.shape}")
-    opt = _as_optima(problem, c, optimum, solver, None, 0.0, executor)
+    opt = _as_optima(problem, c, optima, solver, None, 0.0, executor)
     achieved = problem.objective(decisions(problem, pred, solver, executor=executor), c)
     return opt.sign * (opt.value - achieved), opt.value
 
@@ -263,8 +268,9 @@ def relative_regret(
     costs: Any,
     solver: str = "auto",
     *,
-    optimum: Optima | np.ndarray | None = None,
+    optima: Optima | np.ndarray | None = None,
     executor: Executor | None = None,
+    optimum: Optima | np.ndarray | None = None,
 ) -> float:
     """``Σ regret_i / Σ |f(x*(c_i), c_i)|`` — the paper's relative regret (a fraction, not %).
 
@@ -278,13 +284,16 @@ def relative_regret(
         True costs ``(B, num_costs)``.
     solver
         A solver name or ``"auto"``.
-    optimum
+    optima
         The true optima, or ``None`` (solved here).
     executor
         A ``concurrent.futures.Executor``, or ``None`` (threads).
+    optimum
+        Deprecated: ``optima`` (one name for them across the API).
     """
+    optima = alias("optima", optima, "optimum", optimum, "optima=")
     check_problem(problem, solver)
-    r, opt = regrets(problem, pred_costs, costs, solver, optimum=optimum, executor=executor)
+    r, opt = regrets(problem, pred_costs, costs, solver, optima=optima, executor=executor)
     if len(r) == 0:
         raise InputError("relative_regret: expected at least one instance, got an empty batch")
     denom = float(np.abs(opt).sum())

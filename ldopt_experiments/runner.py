@@ -119,7 +119,7 @@ def _evaluation(setup: Setup, opts: RunOptions, stages: Stages, cache: Path | No
         "optima: validation set",
         lambda: optima(p, setup.val[1], opts.solver, time_limit=opts.time_limit, cache=cache),
     )
-    validator = Validator(p, *setup.val, solver=opts.solver, time_limit=opts.time_limit, optimum=val_opt)
+    validator = Validator(p, *setup.val, solver=opts.solver, time_limit=opts.time_limit, optima=val_opt)
     test_opt = stages.timed(
         "optima: test set", lambda: optima(p, setup.test[1], opts.solver, time_limit=opts.time_limit, cache=cache)
     )

@@ -29,6 +29,7 @@ import torch
 from torch import nn
 
 from ldopt import checks
+from ldopt.deprecation import alias
 from ldopt.dual import DualResult
 from ldopt.errors import InputError
 
@@ -47,7 +48,7 @@ class DynamicMultipliers:
     ``every``: epochs between updates (the first update comes before epoch ``every + 1``);
     ``steps``: warm-started subgradient steps per update; ``mix``: where the costs of those steps
     lie between the true costs (0: keep tightening the dual of ``c``) and the predictions (1);
-    ``lr``: the steps' scale (Polyak's α₀, default the dataset's). The defaults are the best of the
+    ``scale``: the steps' scale (Polyak's α, default the dataset's rule's). The defaults are the best of the
     configurations measured on the MKP (``benchmarks/results/dynamic/``).
 
     Parameters
@@ -59,13 +60,16 @@ class DynamicMultipliers:
     mix
         Where the steps aim: ``c + mix (ĉ − c)`` (1: the model's predictions; 0: the true costs).
     lr
-        The steps' scale (``None``: the training set's step rule's).
+        Deprecated: ``scale`` (``lr`` is Adam's learning rate elsewhere).
+    scale
+        The steps' scale (Polyak's ``α`` or Adam's rate; ``None``: the training set's step rule's).
     """
 
     every: int = 20
     steps: int = 10
     mix: float = 1.0
     lr: float | None = None
+    scale: float | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "every", checks.positive_int("every", self.every))
@@ -74,7 +78,9 @@ class DynamicMultipliers:
         if not 0.0 <= mix <= 1.0:
             raise InputError(f"mix: expected a number in [0, 1], got {self.mix!r}")
         object.__setattr__(self, "mix", mix)
-        object.__setattr__(self, "lr", checks.positive_or_none("lr", self.lr))
+        scale = alias("scale", self.scale, "lr", self.lr, "DynamicMultipliers(scale=...)")
+        object.__setattr__(self, "scale", checks.positive_or_none("scale", scale))
+        object.__setattr__(self, "lr", None)
 
     def due(self, epoch: int) -> bool:
         """Whether the multipliers are updated before ``epoch`` (1-based).
@@ -108,7 +114,7 @@ class Follower:
         self.data, self.policy = data, policy
         self.result: DualResult = data.result
         base = data.dual_settings
-        rule = base.rule if policy.lr is None else base.rule.scaled(policy.lr)
+        rule = base.rule if policy.scale is None else base.rule.scaled(policy.scale)
         self.settings = replace(base, step=rule, mu0=1.0, time_limit=None)  # warm-started: mu0 unused
         self.seconds = 0.0
         self.bounds: list[np.ndarray] = []  # per update: each decomposition's bound for the true costs

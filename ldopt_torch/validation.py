@@ -11,8 +11,10 @@ import torch
 from torch import nn
 
 from ldopt import Problem, checks
+from ldopt.deprecation import alias
 from ldopt.errors import InputError
-from ldopt.regret import Optima, RegretReport, decisions, optima, report
+from ldopt.regret import Optima, RegretReport, decisions, report
+from ldopt.regret import optima as solve_optima
 
 from .batches import feature_tensor, model_inputs
 
@@ -44,8 +46,10 @@ class Validator:
         Seconds per solve, or ``None``.
     gap
         Relative MIP gap (0: exact).
-    optimum
+    optima
         The true optima, or ``None`` (solved once here).
+    optimum
+        Deprecated: ``optima``.
     """
 
     def __init__(
@@ -58,19 +62,21 @@ class Validator:
         *,
         time_limit: float | None = None,
         gap: float = 0.0,
+        optima: Optima | None = None,
         optimum: Optima | None = None,
     ) -> None:
+        optima = alias("optima", optima, "optimum", optimum, "optima=")
         checks.instance("problem", problem, Problem, "an ldopt.Problem (ldopt.Problem.from_pyomo(model, cost))")
         checks.solver_name("solver", solver)
         checks.executor_or_none("executor", executor)
-        if optimum is not None:
-            checks.instance("optimum", optimum, Optima, "an ldopt.regret.Optima of these costs or None")
+        if optima is not None:
+            checks.instance("optima", optima, Optima, "an ldopt.regret.Optima of these costs or None")
         c, _ = problem.check_costs(costs, "val costs")
         if len(c) == 0:
             raise InputError("val: expected at least one validation instance, got none")
         self.problem, self.costs, self.features = problem, c, feature_tensor(features, len(c), "val features")
         self.solver, self.executor, self.time_limit, self.gap = solver, executor, time_limit, gap
-        self.optima = optimum or optima(problem, c, solver, time_limit=time_limit, gap=gap, executor=executor)
+        self.optima = optima or solve_optima(problem, c, solver, time_limit=time_limit, gap=gap, executor=executor)
         self.optimum = self.optima.value
         self.last: RegretReport | None = None
         self._start: np.ndarray | None = None

@@ -130,7 +130,7 @@ ENTRIES: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {
     "DualResult.bound_of": (r.bound_of, dict(d=1)),
     "regret.relative_regret": (
         ldopt.regret.relative_regret,
-        dict(problem=p, pred_costs=C[:2], costs=C[:2], solver="highs", optimum=None),
+        dict(problem=p, pred_costs=C[:2], costs=C[:2], solver="highs", optima=None),
     ),
     "regret.optima": (
         ldopt.regret.optima,

@@ -183,12 +183,18 @@ def test_mix_zero_keeps_tightening_the_true_costs_dual(mkp):
         (dict(steps=-1), "steps: expected"),
         (dict(mix=1.5), "mix: expected a number in [0, 1], got 1.5"),
         (dict(mix=float("nan")), "mix: expected"),
-        (dict(lr=0), "lr: expected"),
+        (dict(scale=0), "scale: expected"),
     ],
 )
 def test_bad_dynamic_options_are_refused(kwargs, needle):
     with pytest.raises(InputError, match=needle.replace("[", r"\[").replace("]", r"\]")):
         lt.DynamicMultipliers(**kwargs)
+
+
+def test_dynamic_lr_is_the_older_name_of_scale():
+    with pytest.warns(DeprecationWarning, match="lr= is deprecated; use DynamicMultipliers"):
+        old = lt.DynamicMultipliers(lr=0.5)
+    assert old == lt.DynamicMultipliers(scale=0.5)
 
 
 def test_dynamic_needs_mu_form_multipliers_and_warm_starts_must_match(mkp):

@@ -85,3 +85,18 @@ def test_schedule_and_options_check_their_fields():
     with pytest.raises(ldopt.InputError, match=r"optimizer: expected a torch\.optim\.Optimizer"):
         lt.FitOptions(optimizer="adam")
     assert np.isfinite(lt.Schedule(time_budget=2.5).time_budget)
+
+
+def test_optima_is_one_name_across_the_api(small):
+    """``relative_regret``, ``regrets`` and ``Validator`` take ``optima=`` as ``evaluate`` does; the
+    older ``optimum=`` still works, with a warning."""
+    dec, _, (F, C) = small
+    opt = ldopt.regret.optima(dec.problem, C, "highs")
+    pred = C + 1.0
+    new = lt.relative_regret(dec.problem, pred, C, "highs", optima=opt)
+    with pytest.warns(DeprecationWarning, match="optimum= is deprecated; use optima="):
+        old = lt.relative_regret(dec.problem, pred, C, "highs", optimum=opt)
+    assert new == old == lt.relative_regret(dec.problem, pred, C, "highs")
+    with pytest.warns(DeprecationWarning, match="optimum= is deprecated"):
+        v = lt.Validator(dec.problem, F, C, "highs", optimum=opt)
+    assert v.optima is opt

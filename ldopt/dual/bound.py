@@ -116,7 +116,8 @@ def lagrangian_bound(
     solver
         The block solvers, as for ``dec.dual``.
     time_limit
-        Seconds for the whole batch, or ``None``.
+        Seconds per instance, or ``None``: the batch stops after ``time_limit × B`` seconds (as
+        everywhere in ldopt, a time limit is per instance).
     progress
         Show a progress bar.
 
@@ -142,7 +143,7 @@ def lagrangian_bound(
     try:
         run = column_generation(
             dec, q, dec.block_solvers(solver), iterations=iterations, tol=tol, smoothing=smoothing,
-            deadline=t0 + time_limit if time_limit else np.inf, bar=bar,
+            deadline=t0 + time_limit * len(c) if time_limit else np.inf, bar=bar,
         )  # fmt: skip
     finally:
         if bar is not None:
@@ -151,7 +152,7 @@ def lagrangian_bound(
     gap = run.best - run.certificate
     infeasible = np.zeros(len(c), dtype=bool)
     if not np.isfinite(run.certificate).any():  # no instance found a point of ∩ conv(X_k): is there one?
-        deadline = t0 + time_limit if time_limit else np.inf
+        deadline = t0 + time_limit * len(c) if time_limit else np.inf
         infeasible = prove_infeasible(dec, len(c), dec.block_solvers(solver), iterations, deadline)
     best = np.where(infeasible, -np.inf, run.best)
     return LagrangianBound(

@@ -47,7 +47,7 @@ def solve_chunk(
     m = dec.num_blocks
     B, n = q.shape
     heuristic = PrimalHeuristic(p)
-    deadline = t0 + settings.time_limit if settings.time_limit else np.inf
+    deadline = t0 + settings.time_limit * B if settings.time_limit else np.inf  # seconds per instance
     if isinstance(settings.rule, Master):
         return _master_chunk(dec, q, offset, settings, solvers, heuristic, deadline, bar, warm, t0)
     p_val = np.full(B, -np.inf)

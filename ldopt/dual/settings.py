@@ -182,7 +182,7 @@ class DualSettings:
     tol
         An instance stops once its bound is within this (relative) of the best primal value.
     time_limit
-        Seconds per chunk of instances, or ``None``.
+        Seconds per instance, or ``None`` (a chunk of ``b`` instances stops after ``time_limit × b``).
     solver
         The block solvers: a name, one per block, or ``{block: name}``.
     """

@@ -118,7 +118,8 @@ def solve_dual(
         An instance stops once its bound is within this (relative) of the best primal value, or its
         copies agree.
     time_limit
-        Seconds per chunk of instances, or ``None``.
+        Seconds per instance, or ``None``: a chunk of ``b`` instances (solved together) stops after
+        ``time_limit × b`` seconds (as everywhere in ldopt, a time limit is per instance).
     solver
         The block solvers: one name for every block, a list with one per block, or
         ``{block: name}`` (``"auto"``: an exact oracle where one fits).
