@@ -21,6 +21,7 @@ from .compile_checks import FrozenParams, bound_parameters, check_supported_comp
 from .compile_rows import compile_rows, make_row
 from .compiled import CompiledModel
 from .errors import CostParamError, ModelError, ObjectiveError, VariableError
+from .implied_bounds import bound_integers
 
 
 def _pyomo() -> Any:
@@ -191,11 +192,6 @@ def _variable_arrays(var_list: list[Any]) -> tuple[list[str], np.ndarray, np.nda
                 f"variable '{v.name}' has domain {v.domain}, which is neither continuous nor "
                 "integer; use Reals, Integers or Binary with bounds"
             )
-        if vtype[k] != "C" and not (np.isfinite(lb[k]) and np.isfinite(ub[k])):
-            raise VariableError(
-                f"integer variable '{v.name}' is unbounded (bounds {v.bounds}); give it finite "
-                "bounds, e.g. Var(..., bounds=(0, 10))"
-            )
         if lb[k] > ub[k]:
             raise VariableError(f"variable '{v.name}' has empty bounds {v.bounds}")
     return names, lb, ub, vtype
@@ -236,7 +232,7 @@ def compile_pyomo(model: Any, cost: Any) -> CompiledModel:
     else:
         Q = sp.csr_matrix((n, len(cost_data)))
     Q.sum_duplicates()
-    return CompiledModel(
+    compiled = CompiledModel(
         var_names=names,
         var_lb=lb,
         var_ub=ub,
@@ -254,3 +250,4 @@ def compile_pyomo(model: Any, cost: Any) -> CompiledModel:
         frozen=frozen,
         cost_name=cost.name,
     )
+    return bound_integers(compiled)  # an integer variable that only its rows bound gets their bounds

@@ -78,6 +78,7 @@ class CompiledModel:
     cost_data: list[Any] = field(repr=False, default_factory=list)
     frozen: FrozenParams = field(repr=False, default_factory=FrozenParams)  # the other mutable Params read
     cost_name: str = "c"  # the cost Param's name
+    implied: tuple[Any, ...] = field(repr=False, default=())  # integer bounds the rows imply (InferredBound)
 
     def __post_init__(self) -> None:
         # every way of making a model (compilation, a block, a replaced copy) gets the same checks

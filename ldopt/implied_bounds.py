@@ -24,8 +24,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .compiled import CompiledModel
-from .problem import Problem
-from .solvers.base import OPTIMAL
+from .errors import VariableError
+from .solvers.base import OPTIMAL, SolverOptions
+from .solvers.registry import open_session
 
 _PASSES = 50
 _TOL = 1e-9
@@ -115,10 +116,11 @@ def _lp_bound(cm: CompiledModel, j: int, upper: bool, lb: np.ndarray, ub: np.nda
     )  # fmt: skip
     direction = np.zeros(n)
     direction[j] = 1.0 if upper else -1.0
-    sol = Problem(relaxed).solve(direction, solver="auto")
-    if sol.status[0] != OPTIMAL:
+    _, session = open_session(relaxed, "auto", SolverOptions())
+    res = session.solve(direction, direction)
+    if res.status != OPTIMAL or res.x is None:
         return np.inf if upper else -np.inf
-    return float(sol.objective[0]) if upper else -float(sol.objective[0])
+    return float(res.x[j])
 
 
 def implied_bounds(cm: CompiledModel, needed: list[tuple[int, str]]) -> list[InferredBound]:
@@ -139,3 +141,29 @@ def implied_bounds(cm: CompiledModel, needed: list[tuple[int, str]]) -> list[Inf
         if np.isfinite(value):
             out.append(InferredBound(j, cm.var_names[j], side, float(value), source))
     return out
+
+
+def bound_integers(cm: CompiledModel) -> CompiledModel:
+    """``cm`` with every infinite bound of an integer variable replaced by the one its rows imply
+    (`implied_bounds()`; recorded in ``cm.implied``), or a ``VariableError`` naming a variable
+    that the whole model leaves unbounded."""
+    needed = [
+        (int(j), side)
+        for j in np.flatnonzero(cm.var_type != "C")
+        for side, value in (("lower", cm.var_lb[j]), ("upper", cm.var_ub[j]))
+        if not np.isfinite(value)
+    ]
+    if not needed:
+        return cm
+    found = {(ib.var, ib.side): ib for ib in implied_bounds(cm, needed)}
+    for j, side in needed:
+        if (j, side) not in found:
+            raise VariableError(
+                f"integer variable '{cm.var_names[j]}' is unbounded {'above' if side == 'upper' else 'below'} "
+                f"in the whole model (bounds=({cm.var_lb[j]}, {cm.var_ub[j]}) and no row bounds it); give it "
+                "finite bounds, e.g. Var(..., bounds=(0, 10))"
+            )
+    lb, ub = cm.var_lb.copy(), cm.var_ub.copy()
+    for (j, side), ib in found.items():
+        (ub if side == "upper" else lb)[j] = ib.value
+    return replace(cm, var_lb=lb, var_ub=ub, implied=tuple(found.values()))

@@ -14,9 +14,10 @@ from .compile import compile_pyomo
 from .compiled import CompiledModel
 from .errors import InputError
 from .progress import progress_bar
-from .solution import Solution
+from .solution import Solution, objectives
 from .solvers import registry
 from .solvers.base import HAS_SOLUTION, Availability, Session, SolverOptions
+from .violation import RowArrays
 
 
 def _key(k: Any) -> str:
@@ -174,22 +175,6 @@ class Problem:
         q = self.compiled.q0[None, :] + (self.compiled.Q @ c.T).T
         return np.einsum("bi,bi->b", q, xb) + self.compiled.k0 + c @ self.compiled.r
 
-    def _row_arrays(self) -> tuple[Any, np.ndarray, np.ndarray, list[tuple[int, np.ndarray]]]:
-        """The rows' linear parts (dense when a quarter or more is nonzero, for BLAS), their sides,
-        and the quadratic parts (built once)."""
-        if "_rows" not in self.__dict__:
-            cm = self.compiled
-            A = cm.linear_matrix()
-            if A.nnz >= 0.25 * A.shape[0] * A.shape[1]:
-                A = A.toarray()
-            self._rows = (
-                A,
-                np.array([r.lo for r in cm.rows]),
-                np.array([r.hi for r in cm.rows]),
-                [(k, r.P) for k, r in enumerate(cm.rows) if r.P is not None],
-            )
-        return self._rows
-
     def violation(self, x: Any) -> np.ndarray:
         """Largest constraint or bound violation of each solution: ``(B,)`` (0 if feasible).
 
@@ -199,22 +184,9 @@ class Problem:
             Solutions ``(B, num_vars)`` or one ``(num_vars,)``.
         """
         xb, _ = as_batch(x, self.num_vars, "x", allow_nan=True)
-        cm = self.compiled
-        nan = np.isnan(xb).any(axis=1)
-        if nan.any():
-            xb = np.nan_to_num(xb)
-        worst = np.maximum((cm.var_lb - xb).max(axis=1, initial=0.0), (xb - cm.var_ub).max(axis=1, initial=0.0))
-        if cm.rows:
-            A, lo, hi, quad = self._row_arrays()
-            val = np.asarray(A @ xb.T).T  # (B, rows): every linear part in one product
-            for k, P in quad:
-                val[:, k] += np.einsum("bi,ij,bj->b", xb, P, xb)
-            worst = np.maximum(worst, np.maximum(lo - val, val - hi).max(axis=1))
-        int_mask = cm.var_type != "C"
-        if int_mask.any():
-            frac = np.abs(xb[:, int_mask] - np.round(xb[:, int_mask])).max(axis=1)
-            worst = np.maximum(worst, frac)
-        return np.where(nan, np.inf, worst)
+        if "_rows" not in self.__dict__:
+            self._rows = RowArrays.of(self.compiled)
+        return self._rows.violation(xb)
 
     def check_parameters(self) -> None:
         """Raise a [`ModelError`][ldopt.errors.ModelError] if a mutable Param other than the cost changed
@@ -324,13 +296,5 @@ class Problem:
                 X[b] = res.x
                 bound[b] = res.bound
         offset = self.compiled.k0 + c @ self.compiled.r
-        with np.errstate(over="ignore", invalid="ignore"):
-            obj = np.einsum("bi,bi->b", q, np.nan_to_num(X)) + offset
-        obj[np.isnan(X).any(axis=1)] = np.nan
-        overflow = np.flatnonzero(np.isinf(obj))
-        if len(overflow):
-            raise InputError(
-                f"costs: the objective of instance {int(overflow[0])} overflows float64 ({obj[overflow[0]]}) at "
-                "its solution; expected costs and variables on a scale the objective can hold: rescale them"
-            )
+        obj = objectives(q, X, offset)
         return Solution(X, obj, bound + offset, status.astype(str), times, name, messages)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .errors import InputError
 from .solvers.base import HAS_SOLUTION
 
 
@@ -54,3 +55,28 @@ class Solution:
 
     def __len__(self) -> int:
         return len(self.objective)
+
+
+def objectives(q: np.ndarray, X: np.ndarray, offset: np.ndarray) -> np.ndarray:
+    """``f(x, c) = q·x + offset`` per instance ``(B,)`` (NaN where ``X`` has no solution); an
+    objective that overflows float64 is an ``InputError``.
+
+    Parameters
+    ----------
+    q
+        Objective coefficients ``(B, n)``.
+    X
+        Solutions ``(B, n)``, NaN rows where there is none.
+    offset
+        The constant part per instance ``(B,)``.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        obj = np.einsum("bi,bi->b", q, np.nan_to_num(X)) + offset
+    obj[np.isnan(X).any(axis=1)] = np.nan
+    overflow = np.flatnonzero(np.isinf(obj))
+    if len(overflow):
+        raise InputError(
+            f"costs: the objective of instance {int(overflow[0])} overflows float64 ({obj[overflow[0]]}) at "
+            "its solution; expected costs and variables on a scale the objective can hold: rescale them"
+        )
+    return obj

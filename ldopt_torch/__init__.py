@@ -5,16 +5,18 @@ and one trainer."""
 from ldopt.regret import relative_regret
 
 from .argopt import BlockArgopt, ProblemArgopt
-from .baselines import CaVELoss, FullLoss, LAVALoss, MSELoss
+from .baselines import FullLoss, MSELoss
 from .batches import LDBatch, OptBatch
 from .dataset import LDDataset
 from .dynamic import DynamicMultipliers
 from .fit_result import FitResult
 from .fit_settings import FitOptions, Schedule
-from .layers import Gaussian, QuadraticClosedForm, SumOfGamma, fenchel_young, imle, spo_plus
+from .layers import QuadraticClosedForm, fenchel_young, imle, spo_plus
 from .loop import TrainingError
 from .losses import LDLoss, method_fits
+from .noise import Gaussian, SumOfGamma
 from .optdataset import OptDataset
+from .solver_free import CaVELoss, LAVALoss
 from .surrogates import IMLE, SURROGATES, Exact, FenchelYoung, SPOPlus, Surrogate
 from .train import fit
 from .validation import Validator

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import torch
@@ -31,48 +31,8 @@ from ldopt.errors import CacheError, InputError
 from ldopt.parallel import clear_checkpoint
 
 from .batches import InstanceSet, LDBatch
+from .dataset_options import dual_mode, float32, given_beside, main_blocks
 from .dynamic import DynamicMultipliers, check_following
-
-
-def _mode(mode: str | None, independent: bool) -> DualMode:
-    """``mode`` (default joint), with the older ``independent=True`` spelling of ``"independent"``."""
-    if mode is None:
-        return "independent" if independent else "joint"  # DEFAULT_MODE
-    if independent and mode != "independent":
-        raise InputError(f"independent=True and mode={mode!r}: expected one of them, not both")
-    return cast(DualMode, checks.choice("mode", mode, ("joint", "independent", "shared")))
-
-
-def _beside(
-    iterations: Any, step: Any, independent: Any, mode: Any, solver: Any, options: dict[str, Any]
-) -> list[tuple[str, bool]]:
-    """Each dual keyword given beside ``dual=``, and whether it was left unset."""
-    return [
-        ("iterations", iterations is None),
-        ("step", isinstance(step, str) and step == "polyak"),
-        ("independent", independent is False),
-        ("mode", mode is None),
-        ("solver", isinstance(solver, str) and solver == "auto"),
-        *((k, False) for k in options),
-    ]
-
-
-def _decompositions(decompositions: Any, m: int) -> list[int]:
-    """``"all"`` or a list of block indices, as the block indices."""
-    if isinstance(decompositions, str) and decompositions == "all":
-        return list(range(m))
-    what = f"'all' or a list of block indices in [0, {m})"
-    if not isinstance(decompositions, (list, tuple, range, np.ndarray)) or not len(decompositions):
-        raise InputError(f"decompositions: expected {what}, got {decompositions!r}")
-    ds = [checks.nonnegative_int("decompositions", d) for d in decompositions]
-    if any(d >= m for d in ds):
-        raise InputError(f"decompositions: expected {what}, got {list(decompositions)}")
-    return ds
-
-
-def _f32(a: np.ndarray) -> torch.Tensor:
-    return torch.as_tensor(np.ascontiguousarray(a), dtype=torch.float32)
-
 
 DEFAULT_MODE: DualMode = "joint"
 # subgradient iterations when none are given: early-stopped μ-form runs train best (a point deep in
@@ -165,17 +125,19 @@ class LDDataset(InstanceSet):
         checks.instance("dec", dec, Decomposition, "an ldopt.Decomposition (ldopt.decompose(problem))")
         super().__init__(dec.problem, features, costs)
         self.dec = dec
-        self.decompositions = _decompositions(decompositions, dec.num_blocks)
+        self.decompositions = main_blocks(decompositions, dec.num_blocks)
         chunk_size = dual_options.pop("chunk_size", None)  # answers do not depend on it
         if dual is None:
             if "lr" in dual_options:
                 renamed("LDDataset(..., lr=)", "step=ldopt.dual.Polyak(alpha=...) or Adam(lr=...)")
-            mode = _mode(mode, checks.boolean("independent", independent))
+            mode = dual_mode(mode, checks.boolean("independent", independent))
             iterations = DEFAULT_ITERATIONS[mode] if iterations is None else iterations
             dual = DualSettings(iterations=iterations, mode=mode, step=step, solver=solver, **dual_options)
         else:
             checks.instance("dual", dual, DualSettings, "an ldopt.dual.DualSettings or None")
-            beside = [k for k, unset in _beside(iterations, step, independent, mode, solver, dual_options) if not unset]
+            beside = [
+                k for k, unset in given_beside(iterations, step, independent, mode, solver, dual_options) if not unset
+            ]
             if beside:
                 raise InputError(f"{', '.join(beside)}: expected them inside dual=, got them beside it")
         settings = replace(dual, step=resolve_step(dec, dual.step))  # "auto" resolved for dec
@@ -196,8 +158,8 @@ class LDDataset(InstanceSet):
     def _use(self, result: DualResult) -> None:
         """Serve ``result``'s multipliers, main objectives and main solutions."""
         self.result = result
-        self._main_objective = {d: _f32(result.main_objective(d)) for d in self.decompositions}
-        self._main_solution = {d: _f32(result.main_solution(d)) for d in self.decompositions}
+        self._main_objective = {d: float32(result.main_objective(d)) for d in self.decompositions}
+        self._main_solution = {d: float32(result.main_solution(d)) for d in self.decompositions}
 
     def with_result(self, result: DualResult) -> LDDataset:
         """The same instances with other multipliers ``result`` (e.g. continued from these by

@@ -25,44 +25,20 @@ import numpy as np
 import torch
 from torch import nn
 
-from ldopt import Decomposition, Problem, checks
-from ldopt.deprecation import alias, renamed
+from ldopt import Decomposition, checks
+from ldopt.deprecation import alias
 from ldopt.errors import InputError
 
 from .argopt import BlockArgopt
-from .batches import Batch, LDBatch
+from .batches import LDBatch
 from .layers import QuadraticClosedForm
-from .surrogates import IMLE, SURROGATES, Exact, MainBlock, Surrogate, make_surrogate, regret
+from .predictions import Affine, like
+from .surrogates import SURROGATES, Exact, MainBlock, Surrogate, make_surrogate, regret
 
 LOSSES = ("L1", "L2")
 SCALES = ("none", "costs", "unit")
 Target = Literal["L1", "L2"]
 Scale = Literal["none", "costs", "unit"]
-
-
-def _affine(problem: Problem) -> tuple[torch.Tensor | None, torch.Tensor]:
-    """``Q`` as a dense tensor (``None`` when it is the identity) and ``q0``."""
-    cm = problem.compiled
-    return (None if cm.identity_costs else torch.as_tensor(cm.Q.toarray())), torch.as_tensor(cm.q0)
-
-
-def like(t: torch.Tensor, ref: torch.Tensor) -> torch.Tensor:
-    """``t`` on ``ref``'s device and in its dtype (batches live on the CPU; models may not)."""
-    return t.to(device=ref.device, dtype=ref.dtype)
-
-
-def check_finite(pred: torch.Tensor, batch: Batch, where: str = "") -> None:
-    """Stop on NaN/inf predictions, naming the instance."""
-    bad = ~torch.isfinite(pred).all(dim=-1)
-    if bool(bad.any()):
-        i = int(torch.nonzero(bad)[0, 0])
-        idx = batch.get("index")
-        inst = int(idx[i]) if idx is not None else i
-        raise InputError(
-            f"{where}pred_costs: expected finite predictions, got "
-            f"{pred[i][~torch.isfinite(pred[i])][0].item()} for instance {inst}; lower the "
-            "learning rate or check the features"
-        )
 
 
 def method_fits(dec: Decomposition, method: str | Surrogate, d: int) -> bool:
@@ -82,38 +58,13 @@ def method_fits(dec: Decomposition, method: str | Surrogate, d: int) -> bool:
     return make_surrogate(method).fits(dec, d)
 
 
-class _Affine:
-    """``q(c) = q0 + Qc`` on tensors, and the shape checks of predictions."""
-
-    def __init__(self, problem: Problem) -> None:
-        self.problem = problem
-        self.Q, self.q0 = _affine(problem)
-
-    def diff(self, a: torch.Tensor) -> torch.Tensor:
-        """``q(ĉ) − q(c) = Q(ĉ − c)`` for ``a = ĉ − c``."""
-        return a if self.Q is None else a @ self.Q.to(device=a.device, dtype=a.dtype).T
-
-    def q(self, c: torch.Tensor) -> torch.Tensor:
-        return self.q0.to(device=c.device, dtype=c.dtype) + self.diff(c)
-
-    def check(self, pred: torch.Tensor, batch: Batch) -> None:
-        want = (len(batch["costs"]), self.problem.num_costs)
-        if tuple(pred.shape) != want:
-            raise InputError(f"pred_costs: expected shape {want} (batch, num_costs), got {tuple(pred.shape)}")
-        check_finite(pred, batch)
-
-
 class LDLoss(nn.Module):
     """The paper's LD losses on a decomposition's main block (see the module docstring).
 
     ``scale="costs"`` rescales each instance's main subproblem (``w`` and ``λ_d``, hence L1) by
-    ``s = mean|q(c)| / mean|λ_d|``. The argmax is unchanged, but fixed-size perturbations (I-MLE's
-    σ and λ) then act at the scale of the costs, whatever point of the dual optimal face the
-    multipliers came from: a shared dual solve started at ``λ = q(c)/m`` leaves ``λ_d`` about
-    ``m`` times smaller than the costs. On the MKP it trains worse with the reference's σ and λ
-    (the predictions start near 0, so the scaled ``w ≈ −s·q(c)``), hence off by default.
-    ``scale="unit"`` divides by ``mean|λ_d|`` instead: I-MLE's noise ``σ`` is then relative to the
-    main objective's own scale; ``python benchmarks/bench_imle_noise.py`` measures the three.
+    ``s = mean|q(c)| / mean|λ_d|``, ``scale="unit"`` by ``1 / mean|λ_d|``: the argmax is unchanged,
+    but fixed-size perturbations (I-MLE's σ and λ) then act at that scale
+    (``benchmarks/bench_imle_noise.py`` measures the three; the user guide says when to use them).
 
     Parameters
     ----------
@@ -156,12 +107,12 @@ class LDLoss(nn.Module):
         self.dec = dec
         surrogate = alias("surrogate", surrogate, "method", method, "surrogate=", default="spo+")
         target = alias("target", target, "loss", loss, "target=", default="L1")
-        self.surrogate = _with_options(surrogate, imle_options)
+        self.surrogate = make_surrogate(surrogate, imle_options)
         self.target = checks.choice("target", target, LOSSES)
         self.scale = checks.choice("scale", scale, SCALES)
         self.solver = checks.solver_name("solver", solver)
         self.sign = dec.problem.sign
-        self.affine = _Affine(dec.problem)
+        self.affine = Affine(dec.problem)
         self._argopt: dict[int, BlockArgopt] = {}
         self._exact = Exact()
         if not any(self.fits(d) for d in range(dec.num_blocks)):
@@ -347,19 +298,3 @@ class LDLoss(nn.Module):
         for d, sel in self._groups(batch):
             out[sel] = regret(self.main_block(d), self.argopt(d)(w[sel]), xd[sel], target[sel])
         return out
-
-
-IMLE_OPTIONS = ("n_samples", "sigma", "lambd", "distribution", "two_sides")
-
-
-def _with_options(surrogate: Any, options: dict[str, Any]) -> Surrogate:
-    """The surrogate, built with the deprecated I-MLE keywords of ``LDLoss`` where given."""
-    unknown = sorted(set(options) - set(IMLE_OPTIONS))
-    if unknown:
-        raise InputError(f"LDLoss: expected keywords among surrogate, target, solver, scale, got {unknown}")
-    if not options:
-        return make_surrogate(surrogate)
-    renamed(f"LDLoss(..., {', '.join(f'{k}=' for k in sorted(options))})", "lt.IMLE(...) as the surrogate")
-    if surrogate != "imle":  # the older LDLoss took and ignored them with its other methods
-        return make_surrogate(surrogate)
-    return IMLE(**options)

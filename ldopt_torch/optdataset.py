@@ -65,7 +65,7 @@ class OptDataset(InstanceSet):
         self.optimum = np.asarray(obj, dtype=float)
         self.structure = bool(structure)
         if structure:  # the CaVE cone and LAVA's adjacent vertices at every optimum
-            from .baselines import adjacent_steps, pad, tight_normals  # noqa: PLC0415
+            from .solver_free import adjacent_steps, pad, tight_normals  # noqa: PLC0415
 
             self.tight = torch.as_tensor(pad(tight_normals(problem, x)), dtype=torch.float32)
             self.steps = torch.as_tensor(adjacent_steps(problem, x), dtype=torch.float32)

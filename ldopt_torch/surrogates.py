@@ -23,10 +23,12 @@ import numpy as np
 import torch
 
 from ldopt import Decomposition, checks
+from ldopt.deprecation import renamed
 from ldopt.errors import InputError
 
 from .argopt import BlockArgopt
-from .layers import Gaussian, QuadraticClosedForm, SumOfGamma, fenchel_young, imle, spo_plus
+from .layers import QuadraticClosedForm, fenchel_young, imle, spo_plus
+from .noise import Gaussian, SumOfGamma
 
 SURROGATES: dict[str, type[Surrogate]] = {}  # name → class, filled as subclasses are defined
 
@@ -74,14 +76,17 @@ class Surrogate(ABC):
         return True
 
     def reseed(self, seed: int) -> None:
-        """Restart the surrogate's noise from ``seed`` (none by default).
+        """Restart the surrogate's noise from ``seed``: every attribute with a ``reseed`` method
+        (a noise stream; none by default).
 
         Parameters
         ----------
         seed
             The noise stream's seed.
         """
-        return
+        for value in vars(self).values():
+            if callable(getattr(value, "reseed", None)):
+                value.reseed(seed)
 
     @abstractmethod
     def __call__(
@@ -144,17 +149,6 @@ class IMLE(Surrogate):
         self.two_sides = checks.boolean("two_sides", two_sides)
         self.distribution = SumOfGamma(5.0, seed=0) if distribution is None else distribution
 
-    def reseed(self, seed: int) -> None:
-        """Restart the surrogate's noise from ``seed`` (none by default).
-
-        Parameters
-        ----------
-        seed
-            The noise stream's seed.
-        """
-        if hasattr(self.distribution, "reseed"):
-            self.distribution.reseed(seed)
-
     def __call__(
         self, main: MainBlock, w: torch.Tensor, lam: torch.Tensor, xd: torch.Tensor, target: torch.Tensor
     ) -> torch.Tensor:
@@ -182,17 +176,6 @@ class FenchelYoung(Surrogate):
         self.n_samples = checks.positive_int("n_samples", n_samples)
         self.sigma = checks.positive("sigma", sigma)
         self.noise = Gaussian(seed=0) if noise is None else noise
-
-    def reseed(self, seed: int) -> None:
-        """Restart the surrogate's noise from ``seed`` (none by default).
-
-        Parameters
-        ----------
-        seed
-            The noise stream's seed.
-        """
-        if hasattr(self.noise, "reseed"):
-            self.noise.reseed(seed)
 
     def __call__(
         self, main: MainBlock, w: torch.Tensor, lam: torch.Tensor, xd: torch.Tensor, target: torch.Tensor
@@ -257,9 +240,20 @@ class Exact(Surrogate):
         return regret(main, layer(w), layer(lam).detach(), target)
 
 
-def make_surrogate(surrogate: Any) -> Surrogate:
+IMLE_OPTIONS = ("n_samples", "sigma", "lambd", "distribution", "two_sides")
+
+
+def make_surrogate(surrogate: Any, imle_options: dict[str, Any] | None = None) -> Surrogate:
     """A [`Surrogate`][ldopt_torch.surrogates.Surrogate] from an instance or a registered name
-    (with its defaults)."""
+    (with its defaults); ``imle_options`` are ``LDLoss``'s deprecated I-MLE keywords."""
+    if imle_options:
+        unknown = sorted(set(imle_options) - set(IMLE_OPTIONS))
+        if unknown:
+            raise InputError(f"LDLoss: expected keywords among surrogate, target, solver, scale, got {unknown}")
+        keys = ", ".join(f"{k}=" for k in sorted(imle_options))
+        renamed(f"LDLoss(..., {keys})", "lt.IMLE(...) as the surrogate", stacklevel=4)
+        if surrogate == "imle":  # the older LDLoss took and ignored them with its other methods
+            return IMLE(**imle_options)
     if isinstance(surrogate, Surrogate):
         return surrogate
     if isinstance(surrogate, str) and surrogate in SURROGATES:

@@ -297,7 +297,7 @@ def test_dual_without_a_primal_value_keeps_iterating_on_a_minimisation():
     model = linear_model(A, lo, hi, np.zeros(agents * J), np.ones(agents * J), sense=pyo.minimize)
     p = ldopt.Problem.from_pyomo(model, model.c)
     costs = rng.uniform(1, 10, (6, agents * J))
-    r = ldopt.decompose(p).dual(costs, iterations=200, progress=False)
+    r = ldopt.decompose(p).dual(costs, iterations=200, step="polyak", progress=False)
     opt = p.solve(costs, solver="highs").objective
     assert r.iterations > 50
     assert (r.bound <= opt + 1e-9).all()
@@ -376,7 +376,7 @@ def test_the_shared_dual_closes_the_gap_on_rosters_and_covers():
     for m, costs in cases:
         p = ldopt.Problem.from_pyomo(m, m.c)
         opt = p.solve(costs, solver="highs").objective
-        r = ldopt.decompose(p).dual(costs, mode="shared", iterations=300, progress=False)
+        r = ldopt.decompose(p).dual(costs, mode="shared", iterations=300, step="polyak", progress=False)
         assert np.isfinite(r.primal_objective).all()
         assert np.median(r.bound / opt) > 0.99 and (r.bound <= opt + 1e-6).all()
 
@@ -391,11 +391,11 @@ def test_a_symmetric_start_begins_at_the_shared_bound_and_stays_valid(mode):
     p = ldopt.Problem.from_pyomo(m, m.c)
     dec = ldopt.decompose(p)
     opt = p.solve(d.costs, solver="highs").objective
-    shared = dec.dual(d.costs, iterations=1, mode="shared", progress=False)
-    sym = dec.dual(d.costs, iterations=30, mode=mode, mu0="symmetric", progress=False)
+    shared = dec.dual(d.costs, iterations=1, mode="shared", step="polyak", progress=False)
+    sym = dec.dual(d.costs, iterations=30, mode=mode, mu0="symmetric", step="polyak", progress=False)
     np.testing.assert_allclose(sym.history[0], shared.history[0], rtol=1e-9, atol=1e-9)
     assert (sym.bound <= opt + 1e-7).all()
-    one = dec.dual(d.costs, iterations=30, mode=mode, progress=False)
+    one = dec.dual(d.costs, iterations=30, mode=mode, step="polyak", progress=False)
     assert np.median(sym.bound / opt) > max(0.8, np.median(one.bound / opt))
     with pytest.raises(ldopt.InputError, match="mu0: expected a number or 'symmetric'"):
         dec.dual(d.costs, mode=mode, mu0="sym")

@@ -45,15 +45,23 @@ def test_a_rule_object_equals_its_older_spelling(mkp, rule, name, lr):
 
 def test_polyak_patience_is_a_parameter_of_its_own(mkp):
     dec, C = mkp
-    default = dec.dual(C, iterations=60, progress=False)
-    assert default.step == "polyak"
+    default = dec.dual(C, iterations=60, step="polyak", progress=False)
     quick = dec.dual(C, iterations=60, step=Polyak(patience=1), progress=False)
     assert not np.array_equal(default.history, quick.history)  # α halves after every stall
     assert DualSettings(step=Polyak(patience=1)).key()["patience"] == 1
 
 
+def test_the_default_step_is_auto_master_on_narrow_rows_polyak_on_wide(mkp):
+    dec, C = mkp  # 10 items: every row is narrow
+    assert dec.dual(C, iterations=5, progress=False).step == "master"
+    d = knapsack.protocol_data(3, 40, dim=2, seed=1)  # 40 items: wider than MASTER_WIDTH
+    m = knapsack.build_model(d.weights, d.capacities)
+    wide = ldopt.decompose(ldopt.Problem.from_pyomo(m, m.c))
+    assert wide.dual(d.costs, iterations=5, progress=False).step == "polyak"
+
+
 def test_the_default_key_is_the_one_caches_were_written_with():
-    assert DualSettings().key() == dict(
+    assert DualSettings(step="polyak").key() == dict(
         iterations=300, mode="shared", step="polyak", lr=2.0, mu0=1.0, tol=1e-6, time_limit=None, solver="auto"
     )
     assert DualSettings(step="adam").key()["lr"] == 0.01

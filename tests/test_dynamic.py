@@ -53,7 +53,7 @@ def test_a_warm_start_of_one_iteration_reproduces_the_result_it_starts_from(mkp,
 
 def test_a_warm_start_runs_the_same_through_an_executor_and_a_checkpoint(mkp, tmp_path):
     dec, _, C, _ = mkp
-    r = dec.dual(C[:40], iterations=8, mode="joint", progress=False)
+    r = dec.dual(C[:40], iterations=8, mode="joint", step="polyak", progress=False)
     plain = dec.dual(C[:40], iterations=6, mode="joint", warm=r, progress=False)
     with ThreadPoolExecutor(2) as ex:
         spread = dec.dual(C[:40], iterations=6, mode="joint", warm=r, executor=ex, chunk_size=7, progress=False)
@@ -62,7 +62,7 @@ def test_a_warm_start_runs_the_same_through_an_executor_and_a_checkpoint(mkp, tm
         np.testing.assert_allclose(other.run_bounds, plain.run_bounds, rtol=1e-12)
         np.testing.assert_allclose(other.lam, plain.lam, rtol=1e-12)
     # the checkpoint is keyed by the start: chunks of another start are refused, never loaded
-    r2 = dec.dual(C[:40], iterations=3, mode="joint", progress=False)
+    r2 = dec.dual(C[:40], iterations=3, mode="joint", step="polyak", progress=False)
     with pytest.raises(CacheError, match="written for other warm"):
         dec.dual(C[:40], iterations=6, mode="joint", warm=r2, checkpoint=tmp_path / "ck", progress=False)
 

@@ -203,7 +203,7 @@ def test_scaled_main_subproblem_is_the_same_problem_in_other_units():
     # scale="costs" multiplies w and λ_d by s = mean|c| / mean|λ_d|: SPO+ is positively homogeneous,
     # so L1 becomes s × L1 (values and gradients), and the reported regret does not change at all.
     dec, data = mkp()
-    r = dec.dual(data.costs, iterations=50, progress=False)
+    r = dec.dual(data.costs, iterations=50, step="polyak", progress=False)  # a shared Polyak solve
     d = 2
     lam = r.main_objective(d)
     batch = dict(

@@ -172,7 +172,7 @@ class DualSettings:
     step
         The step rule: [`Polyak`][ldopt.dual.settings.Polyak], [`Adam`][ldopt.dual.settings.Adam],
         [`Master`][ldopt.dual.settings.Master], their names, or ``"auto"`` (resolved per
-        decomposition by [`resolve_step()`][ldopt.dual.master.resolve_step]).
+        decomposition by [`resolve_step()`][ldopt.dual.master.resolve_step]; the default).
     lr
         A named rule's step scale (Polyak's ``α``, Adam's learning rate); ``None``: the rule's own.
         Give a rule object its parameter instead.
@@ -189,7 +189,7 @@ class DualSettings:
 
     iterations: int = 300
     mode: DualMode = "shared"
-    step: Rule | StepChoice = "polyak"
+    step: Rule | StepChoice = "auto"
     lr: float | None = None
     mu0: float | Start = 1.0
     tol: float = 1e-6

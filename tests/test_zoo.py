@@ -1,0 +1,72 @@
+"""The zoo of models written by others (``ldopt_experiments.zoo``): each compiles and decomposes
+with no bound added by hand (the rows imply them), its dual bounds the exact optima (weak
+duality), and the default dual reaches the exact Lagrangian bound ``LD*`` on every one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ldopt
+from ldopt_experiments.zoo import ZOO
+
+
+@pytest.fixture(scope="module", params=sorted(ZOO))
+def zoo_model(request):
+    inst = ZOO[request.param].family().instances(4, deg=2, seed=3)
+    p = inst.problem()
+    return request.param, p, inst.decompose(p), inst.costs
+
+
+def test_the_rows_bound_what_the_author_left_unbounded(zoo_model):
+    """Every block's subproblem has a finite optimum for any objective (the bounds it lacks came
+    from the model's other rows), and every integer variable has finite bounds."""
+    name, p, dec, _ = zoo_model
+    lam = np.random.default_rng(0).normal(size=(16, p.num_vars))
+    for b in dec.blocks:
+        x = b.solver("auto").argmax(lam)
+        assert np.isfinite(x).all(), (name, b.index)
+    cm = p.compiled
+    integer = cm.var_type != "C"
+    assert np.isfinite(cm.var_lb[integer]).all() and np.isfinite(cm.var_ub[integer]).all()
+
+
+def test_the_default_dual_bounds_the_optimum_and_reaches_ld_star(zoo_model):
+    name, p, dec, C = zoo_model
+    opt = p.solve(C, solver="highs")
+    assert (opt.status == "optimal").all(), name
+    tol = 1e-6 * np.maximum(1.0, np.abs(opt.objective))
+    r = dec.dual(C, progress=False)
+    exact = ldopt.lagrangian_bound(dec, C, progress=False)
+    assert exact.converged.all()
+    if p.sense == "min":
+        assert (r.bound <= opt.objective + tol).all() and (exact.bound <= opt.objective + tol).all()
+    else:
+        assert (r.bound >= opt.objective - tol).all() and (exact.bound >= opt.objective - tol).all()
+    np.testing.assert_allclose(r.bound, exact.bound, rtol=1e-5, atol=1e-6)
+
+
+def test_an_integer_variable_only_the_rows_bound_gets_their_bounds():
+    p = ZOO["diet_integer"].family().instances(2, deg=2, seed=0).problem()
+    cm = p.compiled
+    assert np.isfinite(cm.var_ub).all()
+    assert {ib.var for ib in cm.implied} == {0, 1, 2}
+    assert all("nutrientConstraint" in ib.source for ib in cm.implied)
+    # the inferred bounds keep every optimum: the continuous relaxation's optimum is within them
+    relaxed = ZOO["diet"].family().instances(2, deg=2, seed=0).problem()
+    x = relaxed.solve(ZOO["diet"].family().instances(2, deg=2, seed=0).costs, solver="highs").x
+    assert (x <= cm.var_ub + 1e-9).all()
+
+
+def test_the_guides_step_table_is_the_committed_run():
+    """docs/guide.md's table of step rules shows benchmarks/results/zoo/dual_steps.json."""
+    import json  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    root = Path(__file__).resolve().parents[1]
+    rows = json.loads((root / "benchmarks/results/zoo/dual_steps.json").read_text())["rows"]
+    guide = (root / "docs/guide.md").read_text()
+    for r in rows:
+        line = f"| {r['model']} | {r['polyak_gap']:.3%} | {r['auto_rule']}, {r['auto_gap']:.3%} |"
+        assert line in guide, line
+    assert sum(r["auto_gap"] <= 1e-6 for r in rows) == len(rows) == 12
