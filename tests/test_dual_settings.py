@@ -105,3 +105,16 @@ def test_lddataset_passes_one_settings_object_and_keys_the_cache_by_it(mkp, tmp_
         lt.LDDataset(dec, F, C, iterations=3, dual=settings, mu0=0.5, progress=False)
     with pytest.warns(DeprecationWarning, match=r"LDDataset\(\.\.\., lr=\) is deprecated"):
         lt.LDDataset(dec, F, C, iterations=3, lr=1.0, progress=False)
+
+
+def test_an_lr_given_with_auto_reaches_the_rule_it_resolves_to(mkp):
+    """``lr`` beside ``step="auto"`` is kept until the rule is known, then becomes its parameter."""
+    from dataclasses import replace  # noqa: PLC0415
+
+    dec, C = mkp
+    assert replace(DualSettings(step="auto", lr=0.7), step="polyak").rule == Polyak(alpha=0.7)
+    assert replace(DualSettings(step="auto", lr=0.7), step="adam").rule == Adam(lr=0.7)
+    with pytest.warns(DeprecationWarning):
+        old = dec.dual(C, iterations=20, step="polyak", lr=0.7, progress=False)
+    new = dec.dual(C, iterations=20, step=Polyak(alpha=0.7), progress=False)
+    np.testing.assert_array_equal(old.bound, new.bound)

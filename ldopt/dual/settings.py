@@ -197,11 +197,13 @@ class DualSettings:
     solver: SolverChoice = "auto"
 
     def __post_init__(self) -> None:
+        lr = checks.positive_or_none("lr", self.lr)
+        step = step_rule(self.step, lr)
         fields = dict(
             iterations=checks.positive_int("iterations", self.iterations),
             mode=checks.choice("mode", self.mode, get_args(DualMode)),
-            step=step_rule(self.step, checks.positive_or_none("lr", self.lr)),
-            lr=None,  # now the rule's own parameter
+            step=step,
+            lr=lr if step == "auto" else None,  # the rule's own parameter, once "auto" is resolved
             mu0=_start("mu0", self.mu0),
             tol=checks.nonnegative("tol", self.tol),
             time_limit=checks.positive_or_none("time_limit", self.time_limit, " (seconds)"),
