@@ -70,3 +70,19 @@ def test_the_guides_step_table_is_the_committed_run():
         line = f"| {r['model']} | {r['polyak_gap']:.3%} | {r['auto_rule']}, {r['auto_gap']:.3%} |"
         assert line in guide, line
     assert sum(r["auto_gap"] <= 1e-6 for r in rows) == len(rows) == 12
+
+
+def test_the_guides_training_table_is_the_committed_run():
+    """docs/guide.md's training table shows benchmarks/results/zoo/training.json."""
+    import json  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    root = Path(__file__).resolve().parents[1]
+    rows = json.loads((root / "benchmarks/results/zoo/training.json").read_text())["rows"]
+    guide = (root / "docs/guide.md").read_text()
+    for r in rows:
+        line = (
+            f"| {r['model']} | {r['constant']:.2f} | {r['mse']:.2f} | {r['ld_default']:.2f} | {r['ld_symmetric']:.2f} |"
+        )
+        assert line in guide, line
+    assert sum(r["ld_symmetric"] < r["ld_default"] for r in rows) == 9
