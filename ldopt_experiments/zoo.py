@@ -17,7 +17,11 @@ Solutions of Sandia, LLC):
 * ``p_median`` — ``examples/pyomo/p-median/pmedian.py`` (its random distances, N = 8, M = 12,
   P = 3);
 * ``bin_windows`` — ``examples/pyomo/draft/bpack.py`` (windows of 10 binaries under a weight
-  limit; its data file is not published: weights 1–9 and limit 20, seeded).
+  limit; its data file is not published: weights 1–9 and limit 20, seeded);
+* ``whiskas`` — ``examples/pyomo/concrete/Whiskas.py`` (PuLP's blending case study, its data);
+* ``knapsack_tools`` — ``examples/pyomo/concrete/knapsack-concrete.py`` (its data);
+* ``max_flow`` — ``examples/doc/samples/case_studies/max_flow/MaxFlow`` (its data; the flow into
+  the sink weighed per arc).
 """
 
 from __future__ import annotations
@@ -164,6 +168,69 @@ def bin_windows() -> pyo.ConcreteModel:
     return m
 
 
+def whiskas() -> pyo.ConcreteModel:
+    """The cheapest can of cat food meeting protein, fat, fibre and salt shares (min, LP)."""
+    ing = ["CHICKEN", "BEEF", "MUTTON", "RICE", "WHEAT", "GEL"]
+    costs = dict(CHICKEN=0.013, BEEF=0.008, MUTTON=0.010, RICE=0.002, WHEAT=0.005, GEL=0.001)
+    protein = dict(CHICKEN=0.100, BEEF=0.200, MUTTON=0.150, RICE=0.000, WHEAT=0.040, GEL=0.000)
+    fat = dict(CHICKEN=0.080, BEEF=0.100, MUTTON=0.110, RICE=0.010, WHEAT=0.010, GEL=0.000)
+    fibre = dict(CHICKEN=0.001, BEEF=0.005, MUTTON=0.003, RICE=0.100, WHEAT=0.150, GEL=0.000)
+    salt = dict(CHICKEN=0.002, BEEF=0.005, MUTTON=0.007, RICE=0.002, WHEAT=0.008, GEL=0.000)
+    m = pyo.ConcreteModel()
+    _cost_param(m, ing, costs)
+    m.ingredient_vars = pyo.Var(ing, bounds=(0, None))
+    m.obj = pyo.Objective(expr=sum(m.c[i] * m.ingredient_vars[i] for i in ing))
+    x = m.ingredient_vars
+    m.c0 = pyo.Constraint(expr=sum(x[i] for i in ing) == 100)
+    m.c1 = pyo.Constraint(expr=sum(protein[i] * x[i] for i in ing) >= 8.0)
+    m.c2 = pyo.Constraint(expr=sum(fat[i] * x[i] for i in ing) >= 6.0)
+    m.c3 = pyo.Constraint(expr=sum(fibre[i] * x[i] for i in ing) <= 2.0)
+    m.c4 = pyo.Constraint(expr=sum(salt[i] * x[i] for i in ing) <= 0.4)
+    return m
+
+
+def knapsack_tools() -> pyo.ConcreteModel:
+    """Pack a hammer, a wrench, a screwdriver and a towel under a weight limit of 14 (max)."""
+    v = dict(hammer=8, wrench=3, screwdriver=6, towel=11)
+    w = dict(hammer=5, wrench=7, screwdriver=4, towel=3)
+    m = pyo.ConcreteModel()
+    m.ITEMS = pyo.Set(initialize=list(v))
+    _cost_param(m, m.ITEMS, v)
+    m.x = pyo.Var(m.ITEMS, within=pyo.Binary)
+    m.value = pyo.Objective(expr=sum(m.c[i] * m.x[i] for i in m.ITEMS), sense=pyo.maximize)
+    m.weight = pyo.Constraint(expr=sum(w[i] * m.x[i] for i in m.ITEMS) <= 14)
+    return m
+
+
+def max_flow() -> pyo.ConcreteModel:
+    """The most flow from the zoo home through capacitated arcs; each arc into home weighed by its
+    cost (max, LP; the author's weights are 1)."""
+    upper = {
+        ("Zoo", "A"): 11, ("Zoo", "B"): 8, ("A", "C"): 5, ("A", "D"): 8, ("B", "A"): 4, ("B", "C"): 3,
+        ("C", "D"): 12, ("C", "E"): 4, ("D", "E"): 5, ("D", "Home"): 10, ("E", "Home"): 6,
+    }  # fmt: skip
+    nodes = ["Zoo", "A", "B", "C", "D", "E", "Home"]
+    arcs = list(upper)
+    into_sink = [a for a in arcs if a[1] == "Home"]
+    m = pyo.ConcreteModel()
+    _cost_param(m, into_sink, {a: 1.0 for a in into_sink})
+    m.amount = pyo.Var(arcs, within=pyo.NonNegativeReals)
+    m.maxFlow = pyo.Objective(expr=sum(m.c[a] * m.amount[a] for a in into_sink), sense=pyo.maximize)
+    m.loadOnArc = pyo.Constraint(arcs, rule=lambda m, i, j: m.amount[i, j] <= upper[i, j])
+
+    def flow(m: pyo.ConcreteModel, node: str) -> object:
+        inflow = sum(m.amount[a] for a in arcs if a[1] == node)
+        outflow = sum(m.amount[a] for a in arcs if a[0] == node)
+        if node == "Zoo":
+            return outflow <= 1000000
+        if node == "Home":
+            return inflow >= 0
+        return inflow == outflow
+
+    m.flow = pyo.Constraint(nodes, rule=flow)
+    return m
+
+
 @dataclass(frozen=True)
 class ZooModel:
     """A model of the zoo: its builder and what it is."""
@@ -204,5 +271,8 @@ ZOO: dict[str, ZooModel] = {
         ZooModel("warehouse", warehouse, "the Pyomo book's warehouse location (MIP)"),
         ZooModel("p_median", p_median, "Pyomo's p-median example (MIP)"),
         ZooModel("bin_windows", bin_windows, "Pyomo's bpack windows of knapsack rows (binary)"),
+        ZooModel("whiskas", whiskas, "Pyomo's Whiskas blending example (LP)"),
+        ZooModel("knapsack_tools", knapsack_tools, "Pyomo's concrete knapsack example (binary)"),
+        ZooModel("max_flow", max_flow, "Pyomo's max-flow case study (LP, maximisation)"),
     )
 }

@@ -69,7 +69,7 @@ def test_the_guides_step_table_is_the_committed_run():
     for r in rows:
         line = f"| {r['model']} | {r['polyak_gap']:.3%} | {r['auto_rule']}, {r['auto_gap']:.3%} |"
         assert line in guide, line
-    assert sum(r["auto_gap"] <= 1e-6 for r in rows) == len(rows) == 12
+    assert sum(r["auto_gap"] <= 1e-6 for r in rows) == len(rows) == 15
 
 
 def test_the_guides_training_table_is_the_committed_run():
@@ -85,4 +85,4 @@ def test_the_guides_training_table_is_the_committed_run():
             f"| {r['model']} | {r['constant']:.2f} | {r['mse']:.2f} | {r['ld_default']:.2f} | {r['ld_symmetric']:.2f} |"
         )
         assert line in guide, line
-    assert sum(r["ld_symmetric"] < r["ld_default"] for r in rows) == 9
+    assert sum(r["ld_symmetric"] < r["ld_default"] for r in rows) == 11

@@ -109,7 +109,7 @@ def solve_dual(
         [`MASTER_WIDTH`][ldopt.dual.master.MASTER_WIDTH] variables, else ``"polyak"``
         ([`resolve_step()`][ldopt.dual.master.resolve_step]; the result's ``step`` names the rule
         used; with ``warm``, ``"auto"`` is Polyak: the given multipliers are continued step by step,
-        and ``iterations=1`` prices them). Chosen by measurement: on twelve models ``"auto"``
+        and ``iterations=1`` prices them). Chosen by measurement: on fifteen models ``"auto"``
         reached the exact bound and Polyak stopped up to 83% from it (``benchmarks/bench_zoo.py``).
     lr
         Deprecated: a named rule's step scale (Polyak's ``α`` or Adam's learning rate); give the
