@@ -26,7 +26,7 @@ lower bounds for a minimisation; ``λ`` sum to the user's ``q(c)``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -35,7 +35,7 @@ import scipy.sparse as sp
 from .blocks import unbounded_sides
 from .compiled import CompiledModel
 from .errors import DecompositionError, SolverUnavailableError
-from .implied_bounds import InferredBound, implied_bounds, listing
+from .implied_bounds import InferredBound, implied_or_refused, listing, with_bounds
 from .oracles import fit_oracle
 from .oracles.base import Oracle
 from .problem import Problem
@@ -187,24 +187,21 @@ class Blocks:
         wanted = sorted({side for sides in needs.values() for side in sides})
         if not wanted:
             return
-        found = {(ib.var, ib.side): ib for ib in implied_bounds(self.problem.compiled, wanted)}
         cm = self.problem.compiled
-        for j, side in wanted:
-            if (j, side) not in found:
-                raise DecompositionError(
-                    f"variable '{cm.var_names[j]}' is unbounded {'above' if side == 'upper' else 'below'} in the "
-                    "whole model (its LP relaxation), so no block can bound it; give it a finite bound or a row "
-                    "that bounds it"
-                )
+
+        def refuse(j: int, where: str) -> DecompositionError:
+            return DecompositionError(
+                f"variable '{cm.var_names[j]}' is unbounded {where} in the whole model (its LP relaxation), so "
+                "no block can bound it; give it a finite bound or a row that bounds it"
+            )
+
+        found = implied_or_refused(cm, wanted, refuse)
         for k, sides in needs.items():
             if not sides:
                 continue
             added = [found[s] for s in sides]
             b = self.blocks[k]
-            lb, ub = b.compiled.var_lb.copy(), b.compiled.var_ub.copy()
-            for ib in added:
-                (ub if ib.side == "upper" else lb)[ib.var] = ib.value
-            self.blocks[k] = Block(k, b.rows, replace(b.compiled, var_lb=lb, var_ub=ub), self.problem)
+            self.blocks[k] = Block(k, b.rows, with_bounds(b.compiled, added), self.problem)
             self.inferred[k] = added  # bounded now: a side the probe did not flag stays bounded with more bounds
 
     @property

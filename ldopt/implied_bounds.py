@@ -18,14 +18,16 @@ decomposer refuses it, naming it.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from .compiled import CompiledModel
-from .errors import VariableError
-from .solvers.base import OPTIMAL, SolverOptions
+from .errors import LdoptError, VariableError
+from .solvers.base import OPTIMAL, Session, SolverOptions
 from .solvers.registry import open_session
 
 _PASSES = 50
@@ -107,16 +109,21 @@ def _propagate(cm: CompiledModel) -> tuple[np.ndarray, np.ndarray, np.ndarray, n
     return lb, ub, src_lb, src_ub
 
 
-def _lp_bound(cm: CompiledModel, j: int, upper: bool, lb: np.ndarray, ub: np.ndarray) -> float:
-    """``max x_j`` (``upper``) or ``min x_j`` over the LP relaxation of every row; ±inf if unbounded."""
+def _lp_relaxation(cm: CompiledModel, lb: np.ndarray, ub: np.ndarray) -> Session:
+    """A solver session of the LP relaxation of every row within ``lb ≤ x ≤ ub``, built once for
+    the objectives ``±x_j`` that `_lp_bound()` asks of it."""
     n = cm.num_vars
     relaxed = replace(
         cm, var_lb=lb.copy(), var_ub=ub.copy(), var_type=np.full(n, "C"), sense="max",
         q0=np.zeros(n), Q=sp.identity(n, format="csr"), k0=0.0, r=np.zeros(n), cost_keys=list(range(n)),
     )  # fmt: skip
-    direction = np.zeros(n)
+    return open_session(relaxed, "auto", SolverOptions())[1]
+
+
+def _lp_bound(session: Session, j: int, upper: bool) -> float:
+    """``max x_j`` (``upper``) or ``min x_j`` over the relaxation ``session``; ±inf if unbounded."""
+    direction = np.zeros(session.model.num_vars)
     direction[j] = 1.0 if upper else -1.0
-    _, session = open_session(relaxed, "auto", SolverOptions())
     res = session.solve(direction, direction)
     if res.status != OPTIMAL or res.x is None:
         return np.inf if upper else -np.inf
@@ -128,19 +135,41 @@ def implied_bounds(cm: CompiledModel, needed: list[tuple[int, str]]) -> list[Inf
     each declared infinite): by propagation where it finds one, else by the LP relaxation; sides
     the model leaves unbounded are left out (the caller refuses them)."""
     lb, ub, src_lb, src_ub = _propagate(cm)
+    session: Session | None = None  # the LP relaxation, built on the first side propagation leaves open
     out: list[InferredBound] = []
     for j, side in needed:
         upper = side == "upper"
         value, src = (ub[j], src_ub[j]) if upper else (lb[j], src_lb[j])
         source = f"row '{cm.rows[src].name}'" if src >= 0 else ""
         if not np.isfinite(value):
-            value = _lp_bound(cm, j, upper, lb, ub)
+            session = session or _lp_relaxation(cm, lb, ub)
+            value = _lp_bound(session, j, upper)
             source = "the LP relaxation of the whole model"
             if np.isfinite(value) and cm.var_type[j] != "C":
                 value = np.floor(value + _TOL) if upper else np.ceil(value - _TOL)
         if np.isfinite(value):
             out.append(InferredBound(j, cm.var_names[j], side, float(value), source))
     return out
+
+
+def implied_or_refused(
+    cm: CompiledModel, needed: list[tuple[int, str]], refuse: Callable[[int, str], LdoptError]
+) -> dict[tuple[int, str], InferredBound]:
+    """`implied_bounds()` of the sides ``needed``, by side; ``refuse(j, "above" | "below")`` is
+    raised for the first side that the whole model leaves unbounded."""
+    found = {(ib.var, ib.side): ib for ib in implied_bounds(cm, needed)}
+    for j, side in needed:
+        if (j, side) not in found:
+            raise refuse(j, "above" if side == "upper" else "below")
+    return found
+
+
+def with_bounds(cm: CompiledModel, bounds: Iterable[InferredBound], **changes: Any) -> CompiledModel:
+    """``cm`` with the inferred ``bounds`` written into its variable bounds (and ``changes``)."""
+    lb, ub = cm.var_lb.copy(), cm.var_ub.copy()
+    for ib in bounds:
+        (ub if ib.side == "upper" else lb)[ib.var] = ib.value
+    return replace(cm, var_lb=lb, var_ub=ub, **changes)
 
 
 def bound_integers(cm: CompiledModel) -> CompiledModel:
@@ -155,15 +184,13 @@ def bound_integers(cm: CompiledModel) -> CompiledModel:
     ]
     if not needed:
         return cm
-    found = {(ib.var, ib.side): ib for ib in implied_bounds(cm, needed)}
-    for j, side in needed:
-        if (j, side) not in found:
-            raise VariableError(
-                f"integer variable '{cm.var_names[j]}' is unbounded {'above' if side == 'upper' else 'below'} "
-                f"in the whole model (bounds=({cm.var_lb[j]}, {cm.var_ub[j]}) and no row bounds it); give it "
-                "finite bounds, e.g. Var(..., bounds=(0, 10))"
-            )
-    lb, ub = cm.var_lb.copy(), cm.var_ub.copy()
-    for (j, side), ib in found.items():
-        (ub if side == "upper" else lb)[j] = ib.value
-    return replace(cm, var_lb=lb, var_ub=ub, implied=tuple(found.values()))
+
+    def refuse(j: int, where: str) -> LdoptError:
+        return VariableError(
+            f"integer variable '{cm.var_names[j]}' is unbounded {where} in the whole model "
+            f"(bounds=({cm.var_lb[j]}, {cm.var_ub[j]}) and no row bounds it); give it finite bounds, "
+            "e.g. Var(..., bounds=(0, 10))"
+        )
+
+    found = implied_or_refused(cm, needed, refuse)
+    return with_bounds(cm, found.values(), implied=tuple(found.values()))

@@ -27,11 +27,12 @@ from ldopt import Decomposition, DualResult, checks
 from ldopt import cache as ldcache
 from ldopt.deprecation import renamed
 from ldopt.dual import DualMode, DualSettings, Rule, StepChoice, resolve_step
+from ldopt.dual.settings import GIVEN, dual_mode, refuse_beside
 from ldopt.errors import CacheError, InputError
 from ldopt.parallel import clear_checkpoint
 
 from .batches import InstanceSet, LDBatch
-from .dataset_options import dual_mode, float32, given_beside, main_blocks
+from .dataset_options import float32, main_blocks
 from .dynamic import DynamicMultipliers, check_following
 
 DEFAULT_MODE: DualMode = "joint"
@@ -130,16 +131,19 @@ class LDDataset(InstanceSet):
         if dual is None:
             if "lr" in dual_options:
                 renamed("LDDataset(..., lr=)", "step=ldopt.dual.Polyak(alpha=...) or Adam(lr=...)")
-            mode = dual_mode(mode, checks.boolean("independent", independent))
+            mode = dual_mode(mode, independent, default=DEFAULT_MODE)
             iterations = DEFAULT_ITERATIONS[mode] if iterations is None else iterations
             dual = DualSettings(iterations=iterations, mode=mode, step=step, solver=solver, **dual_options)
         else:
             checks.instance("dual", dual, DualSettings, "an ldopt.dual.DualSettings or None")
-            beside = [
-                k for k, unset in given_beside(iterations, step, independent, mode, solver, dual_options) if not unset
-            ]
-            if beside:
-                raise InputError(f"{', '.join(beside)}: expected them inside dual=, got them beside it")
+            keywords = dict(
+                iterations=(iterations, None),
+                step=(step, "polyak"),
+                independent=(independent, False),
+                mode=(mode, None),
+                solver=(solver, "auto"),
+            )
+            refuse_beside("dual=", {**keywords, **{k: (v, GIVEN) for k, v in dual_options.items()}})
         settings = replace(dual, step=resolve_step(dec, dual.step))  # "auto" resolved for dec
         self.dynamic = check_following(dynamic, settings.mode)
         self.dual_settings = settings

@@ -1,39 +1,15 @@
-"""What ``LDDataset``'s keywords mean: the dual's mode (with the older ``independent=``), the main
-blocks to build, and the dual keywords given beside ``dual=``."""
+"""What ``LDDataset``'s ``decompositions`` keyword means (the main blocks to build), and its arrays
+as float32 tensors."""
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import torch
 
 from ldopt import checks
-from ldopt.dual import DualMode
 from ldopt.errors import InputError
-
-
-def dual_mode(mode: str | None, independent: bool) -> DualMode:
-    """``mode`` (default joint), with the older ``independent=True`` spelling of ``"independent"``."""
-    if mode is None:
-        return "independent" if independent else "joint"  # DEFAULT_MODE
-    if independent and mode != "independent":
-        raise InputError(f"independent=True and mode={mode!r}: expected one of them, not both")
-    return cast(DualMode, checks.choice("mode", mode, ("joint", "independent", "shared")))
-
-
-def given_beside(
-    iterations: Any, step: Any, independent: Any, mode: Any, solver: Any, options: dict[str, Any]
-) -> list[tuple[str, bool]]:
-    """Each dual keyword given beside ``dual=``, and whether it was left unset."""
-    return [
-        ("iterations", iterations is None),
-        ("step", isinstance(step, str) and step == "polyak"),
-        ("independent", independent is False),
-        ("mode", mode is None),
-        ("solver", isinstance(solver, str) and solver == "auto"),
-        *((k, False) for k in options),
-    ]
 
 
 def main_blocks(decompositions: Any, m: int) -> list[int]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar, Literal, get_args
+from typing import Any, ClassVar, Literal, cast, get_args
 
 import numpy as np
 
@@ -41,6 +41,34 @@ def _start(name: str, value: Any) -> float | Start:
             return "symmetric"
         raise InputError(f"{name}: expected a number or 'symmetric', got {value!r}")
     return checks.finite(name, value)
+
+
+def dual_mode(mode: Any, independent: Any, default: DualMode) -> DualMode:
+    """``mode`` (``default`` when ``None``), with the older ``independent=True`` spelling of
+    ``"independent"``; both given and different is an error."""
+    independent = checks.boolean("independent", independent)
+    if mode is None:
+        return "independent" if independent else default
+    if independent and mode != "independent":
+        raise InputError(f"independent=True and mode={mode!r}: expected one of them, not both")
+    return cast(DualMode, checks.choice("mode", mode, ("joint", "independent", "shared")))
+
+
+GIVEN = object()  # a keyword's "default" that counts it as given whatever its value
+
+
+def refuse_beside(where: str, keywords: dict[str, tuple[Any, Any]]) -> None:
+    """Refuse the keywords ``{name: (value, default)}`` that differ from their default beside a
+    settings object passed as ``where`` (plain values compared; anything else counts as given)."""
+
+    def unset(value: Any, default: Any) -> bool:
+        if value is default:
+            return True
+        return type(value) in (int, float, str, bool) and type(value) is type(default) and value == default
+
+    given = [k for k, (value, default) in keywords.items() if not unset(value, default)]
+    if given:
+        raise InputError(f"{', '.join(given)}: expected them inside {where}, got them beside it")
 
 
 @dataclass(frozen=True)

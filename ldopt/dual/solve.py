@@ -29,7 +29,7 @@ from ..threads import map_ranges, num_threads, split
 from .chunk import solve_chunk
 from .master import resolve_step
 from .result import DualResult
-from .settings import DualMode, DualSettings, Rule, Start, StepChoice
+from .settings import DualMode, DualSettings, Rule, Start, StepChoice, dual_mode, refuse_beside
 
 
 def _in_worker(
@@ -159,26 +159,26 @@ def solve_dual(
     checks.executor_or_none("executor", executor)
     if settings is not None:
         checks.instance("settings", settings, DualSettings, "an ldopt.dual.DualSettings or None")
-        beside = dict(
-            iterations=(iterations, 300),
-            mode=(mode, None),
-            independent=(independent, False),
-            step=(step, "auto"),
-            lr=(lr, None),
-            mu0=(mu0, 1.0),
-            tol=(tol, 1e-6),
-            time_limit=(time_limit, None),
-            solver=(solver, "auto"),
+        refuse_beside(
+            "settings=",
+            dict(
+                iterations=(iterations, 300),
+                mode=(mode, None),
+                independent=(independent, False),
+                step=(step, "auto"),
+                lr=(lr, None),
+                mu0=(mu0, 1.0),
+                tol=(tol, 1e-6),
+                time_limit=(time_limit, None),
+                solver=(solver, "auto"),
+            ),
         )
-        clash = [k for k, (value, default) in beside.items() if not _unset(value, default)]
-        if clash:
-            raise InputError(f"{', '.join(clash)}: expected them inside settings=, got them beside it")
     else:
         if lr is not None:
             renamed("dec.dual(..., lr=)", "step=ldopt.dual.Polyak(alpha=...) or Adam(lr=...)")
         settings = DualSettings(
             iterations=iterations,
-            mode=_mode(mode, checks.boolean("independent", independent)),
+            mode=dual_mode(mode, independent, default="shared"),
             step=step,
             lr=lr,
             mu0=mu0,
@@ -198,22 +198,6 @@ def solve_dual(
         out = _in_chunks(dec, c, settings, executor, chunk_size, checkpoint, progress, start)
     out.seconds = time.perf_counter() - t0
     return out
-
-
-def _unset(value: Any, default: Any) -> bool:
-    """Whether a keyword still has its default (plain values only: anything else counts as set)."""
-    if value is default:
-        return True
-    return type(value) in (int, float, str, bool) and type(value) is type(default) and value == default
-
-
-def _mode(mode: DualMode | None, independent: bool) -> DualMode:
-    """``mode``, with the older ``independent=True`` spelling of ``"independent"``."""
-    if mode is None:
-        return "independent" if independent else "shared"
-    if independent and mode != "independent":
-        raise InputError(f"independent=True and mode={mode!r}: expected one of them, not both")
-    return mode
 
 
 def _rows(warm: np.ndarray | None, start: int, stop: int) -> np.ndarray | None:
