@@ -11,8 +11,9 @@ machine and load — then the times, which are this machine's. Compilation (numb
 run) happens before training, outside the times. Results, training histories, the tables and a
 plot go to ``results/knapsack``.
 
-The LD multipliers are ``LDDataset``'s default: one joint μ-form run of 30 Polyak steps that
-serves every decomposition (README, "Which multipliers to train on").
+The LD multipliers are one joint μ-form run of 30 Polyak steps that serves every decomposition
+(README, "Which multipliers to train on"), from the paper's ``μ = 1``: the protocol pins the
+paper's settings (``lt.PAPER``: no MSE warm start either), so the table reproduces.
 
     python examples/knapsack.py               # about 10 minutes on 2 cores, most of it full SPO+
     python examples/knapsack.py --epochs 10   # quicker

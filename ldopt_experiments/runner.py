@@ -18,7 +18,7 @@ import torch
 from ldopt.cache import write_text
 from ldopt.errors import InputError
 from ldopt.regret import Optima, RegretReport, evaluate, optima
-from ldopt_torch import FitOptions, FitResult, LDDataset, OptDataset, Schedule, Validator, fit
+from ldopt_torch import PAPER, FitResult, LDDataset, OptDataset, Schedule, Validator, fit
 from ldopt_torch.train import training_decompositions
 
 from .curves import budget_curve, checkpoints
@@ -145,6 +145,7 @@ def _training_sets(
                 iterations=opts.iterations,
                 cache=cache,
                 progress=opts.progress,
+                preset=PAPER,  # the protocol pins the paper's settings: Table 1 reproduces
                 **{**setup.dual, **opts.dual},
             ),
         )
@@ -226,7 +227,7 @@ def _one_run(
                 eval_times=times,
                 on_validate=keep,
             ),
-            options=FitOptions(solver=opts.solver),
+            options=PAPER.fit_options(solver=opts.solver),  # the protocol pins the paper's settings
         ),
     )
     with torch.no_grad():

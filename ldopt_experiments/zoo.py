@@ -21,7 +21,9 @@ Solutions of Sandia, LLC):
 * ``whiskas`` — ``examples/pyomo/concrete/Whiskas.py`` (PuLP's blending case study, its data);
 * ``knapsack_tools`` — ``examples/pyomo/concrete/knapsack-concrete.py`` (its data);
 * ``max_flow`` — ``examples/doc/samples/case_studies/max_flow/MaxFlow`` (its data; the flow into
-  the sink weighed per arc).
+  the sink weighed per arc);
+* ``multi_commodity`` and ``fixed_charge`` — the AMPL book's ``multi`` and ``multmip3``
+  (``examples/pyomo/amplbook2``; ``ldopt_experiments.zoo_ampl``).
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ import pyomo.environ as pyo
 
 from ldopt.problems import Family, Instances
 from ldopt.problems.cost_map import polynomial
+
+from .zoo_ampl import fixed_charge, multi_commodity
 
 
 def _cost_param(m: pyo.ConcreteModel, index: object, base: dict) -> None:
@@ -274,5 +278,7 @@ ZOO: dict[str, ZooModel] = {
         ZooModel("whiskas", whiskas, "Pyomo's Whiskas blending example (LP)"),
         ZooModel("knapsack_tools", knapsack_tools, "Pyomo's concrete knapsack example (binary)"),
         ZooModel("max_flow", max_flow, "Pyomo's max-flow case study (LP, maximisation)"),
+        ZooModel("multi_commodity", multi_commodity, "the AMPL book's multi-commodity transportation (LP)"),
+        ZooModel("fixed_charge", fixed_charge, "the AMPL book's fixed-charge multi-commodity routes (MIP)"),
     )
 }

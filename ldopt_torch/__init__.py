@@ -16,6 +16,7 @@ from .loop import TrainingError
 from .losses import LDLoss, method_fits
 from .noise import Gaussian, SumOfGamma
 from .optdataset import OptDataset
+from .presets import DEFAULTS, PAPER, Preset
 from .solver_free import CaVELoss, LAVALoss
 from .surrogates import IMLE, SURROGATES, Exact, FenchelYoung, SPOPlus, Surrogate
 from .train import fit
@@ -31,7 +32,9 @@ def __getattr__(name: str):
 
 
 __all__ = [
+    "DEFAULTS",
     "IMLE",
+    "PAPER",
     "SURROGATES",
     "BlockArgopt",
     "CaVELoss",
@@ -49,6 +52,7 @@ __all__ = [
     "MSELoss",
     "OptBatch",
     "OptDataset",
+    "Preset",
     "ProblemArgopt",
     "PyEPOModel",
     "QuadraticClosedForm",

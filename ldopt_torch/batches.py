@@ -121,3 +121,20 @@ class InstanceSet(torch.utils.data.Dataset):
         order = torch.randperm(n, generator=generator) if shuffle else torch.arange(n)
         for s in range(0, n, batch_size):
             yield self._batch(order[s : s + batch_size])
+
+
+class CostsOnly(InstanceSet):
+    """Another set's features and costs alone (what MSE reads), sharing its tensors.
+
+    Parameters
+    ----------
+    data
+        The instance set (an [`LDDataset`][ldopt_torch.LDDataset] or any other).
+    """
+
+    def __init__(self, data: InstanceSet) -> None:  # the tensors are checked already
+        self.problem, self.costs_np = data.problem, data.costs_np
+        self.features, self.costs = data.features, data.costs
+
+    def _batch(self, idx: torch.Tensor) -> dict[str, torch.Tensor]:
+        return dict(index=idx, features=self.features[idx], costs=self.costs[idx])

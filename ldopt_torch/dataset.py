@@ -34,6 +34,7 @@ from ldopt.parallel import clear_checkpoint
 from .batches import InstanceSet, LDBatch
 from .dataset_options import float32, main_blocks
 from .dynamic import DynamicMultipliers, check_following
+from .presets import Preset, preset_or_default
 
 DEFAULT_MODE: DualMode = "joint"
 # subgradient iterations when none are given: early-stopped μ-form runs train best (a point deep in
@@ -46,7 +47,9 @@ class LDDataset(InstanceSet):
 
     One ``dec.dual`` call gives the multipliers of every decomposition in ``decompositions``
     (``mode``: see [`ldopt.dual.solve_dual()`][ldopt.dual.solve_dual]; ``independent=True`` is ``mode="independent"``).
-    By default one joint μ-form run of 30 iterations (``mode="joint"``): on the MKP it trained
+    By default one joint μ-form run of 30 iterations (``mode="joint"``) from the symmetric start
+    (every block's objective ``q(c)/m``; it trained LD(SPO+) better than the paper's ``μ = 1`` on
+    13 of 17 models, ``benchmarks/bench_zoo_training.py``): on the MKP the joint run trained
     LD(SPO+) and LD(IMLE) better than the paper's ``m`` runs of 100 iterations at about 1/30 of
     their cost (``benchmarks/bench_multipliers.py``); ``iterations`` defaults to 30 for the
     μ-forms and 300 for ``"shared"``. ``step``: the dual's step rule (``"polyak"``, ``"adam"``,
@@ -98,7 +101,10 @@ class LDDataset(InstanceSet):
     dual
         All the dual's settings as one [`DualSettings`][ldopt.dual.DualSettings], passed as is to
         ``dec.dual`` and used as the cache key; then ``iterations``, ``step``, ``independent``,
-        ``mode``, ``solver`` and the dual options stay unset.
+        ``mode``, ``solver``, ``preset`` and the dual options stay unset.
+    preset
+        The defaults of what is left unset (the multipliers' start ``mu0``): ``lt.DEFAULTS``
+        (``None``: ``mu0="symmetric"``, chosen on the zoo) or ``lt.PAPER`` (``mu0=1``, the paper's).
     **dual_options
         Further settings of the dual solve (``mu0``, ``tol``, ``time_limit``, ``chunk_size``; ``lr``
         is deprecated: give the step rule its own parameter).
@@ -121,6 +127,7 @@ class LDDataset(InstanceSet):
         progress: bool = True,
         dynamic: DynamicMultipliers | None = None,
         dual: DualSettings | None = None,
+        preset: Preset | None = None,
         **dual_options: Any,
     ) -> None:
         checks.instance("dec", dec, Decomposition, "an ldopt.Decomposition (ldopt.decompose(problem))")
@@ -129,6 +136,7 @@ class LDDataset(InstanceSet):
         self.decompositions = main_blocks(decompositions, dec.num_blocks)
         chunk_size = dual_options.pop("chunk_size", None)  # answers do not depend on it
         if dual is None:
+            dual_options.setdefault("mu0", preset_or_default(preset).mu0)
             if "lr" in dual_options:
                 renamed("LDDataset(..., lr=)", "step=ldopt.dual.Polyak(alpha=...) or Adam(lr=...)")
             mode = dual_mode(mode, independent, default=DEFAULT_MODE)
@@ -142,6 +150,7 @@ class LDDataset(InstanceSet):
                 independent=(independent, False),
                 mode=(mode, None),
                 solver=(solver, "auto"),
+                preset=(preset, None),
             )
             refuse_beside("dual=", {**keywords, **{k: (v, GIVEN) for k, v in dual_options.items()}})
         settings = replace(dual, step=resolve_step(dec, dual.step))  # "auto" resolved for dec

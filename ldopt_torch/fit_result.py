@@ -40,6 +40,9 @@ class FitResult:
         Why training ended: ``"epochs"``, ``"patience"``, ``"time_budget"``, ``"interrupted"`` or ``"terminated"``.
     dual_bounds
         With following multipliers: each update's bounds for the true costs.
+    start
+        The warm start's own result (``fit(warm_start="mse")``: the MSE phase, whose best model
+        this training started from; its times are not in this result's), or ``None``.
     """
 
     model: nn.Module
@@ -50,6 +53,18 @@ class FitResult:
     wall_to_best: float = 0.0
     stopped: str = "epochs"
     dual_bounds: list[np.ndarray] = field(default_factory=list)
+    start: FitResult | None = None
+
+    @property
+    def improved(self) -> bool | None:
+        """Whether training beat its warm start on validation (``None`` without a warm start): where
+        it did not, the model returned is the start's."""
+        return None if self.start is None else self.best_epoch > 0
+
+    @property
+    def train_time(self) -> float:
+        """Seconds of training in all (validation excluded)."""
+        return float(self.history[-1]["time"]) if self.history else 0.0
 
     @property
     def epochs(self) -> int:

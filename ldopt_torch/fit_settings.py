@@ -6,13 +6,26 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import Any, Literal, cast, get_args
 
 import torch
 
 from ldopt import checks
 from ldopt.deprecation import renamed
 from ldopt.errors import InputError
+
+WarmStart = Literal["auto", "mse", "none"]  # "auto": "mse" for an LD loss with validation
+
+
+def warm_start_choice(value: object) -> WarmStart:
+    """``value`` as a ``WarmStart`` (``"auto"``, ``"mse"`` or ``"none"``).
+
+    Parameters
+    ----------
+    value
+        The choice to check.
+    """
+    return cast(WarmStart, checks.choice("warm_start", value, get_args(WarmStart)))
 
 
 @dataclass(frozen=True)
@@ -80,6 +93,15 @@ class FitOptions:
         two slow down badly on a busy machine); ``None`` leaves them as they are.
     executor
         A ``concurrent.futures.Executor`` for the validation solves, or ``None`` (this process's threads).
+    warm_start
+        ``"mse"``: train by MSE first (on the same schedule, always early-stopped on the
+        validation regret: the schedule's patience, else 4 validations; within half of any time
+        budget; Ctrl-C there ends the fit) and by the loss from the best MSE model, which is
+        validated as epoch 0: with ``val`` the model returned is never worse on validation than
+        the two-stage one (``FitResult.start`` is the MSE phase, ``FitResult.improved`` says
+        whether the loss beat it); ``"auto"`` (the default, ``lt.DEFAULTS``): so for an
+        [`LDLoss`][ldopt_torch.LDLoss] when ``val`` is given; ``"none"`` (``lt.PAPER``): train
+        from the model as it comes.
     """
 
     optimizer: torch.optim.Optimizer | None = None
@@ -87,8 +109,10 @@ class FitOptions:
     solver: str = "auto"
     threads: int | None = 1
     executor: Executor | None = None
+    warm_start: WarmStart = "auto"
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "warm_start", warm_start_choice(self.warm_start))
         if self.optimizer is not None:
             checks.instance("optimizer", self.optimizer, torch.optim.Optimizer, "a torch.optim.Optimizer or None")
         object.__setattr__(self, "batch_size", checks.positive_int("batch_size", self.batch_size))

@@ -60,14 +60,26 @@ class Budget:
     seconds: float | None
     due: Due
 
+    def less(self, spent: float) -> Budget:
+        """The same budget with ``spent`` seconds of training used already (by a warm start)."""
+        if self.seconds is None:
+            return self
+        return Budget(self.epochs, max(self.seconds - spent, 1e-9), self.due)
+
 
 class Loop:
     """The training loop's state: history, best model, budgets (see [`fit()`][ldopt_torch.fit])."""
 
     def __init__(
-        self, model: nn.Module, validator: Validator | None, on_validate: Callable | None, patience: int | None
+        self,
+        model: nn.Module,
+        validator: Validator | None,
+        on_validate: Callable | None,
+        patience: int | None,
+        trained: bool = False,
     ) -> None:
         self.model, self.validator, self.on_validate, self.patience = model, validator, on_validate, patience
+        self.trained = trained  # the model comes trained (a warm start): patience counts from epoch 0
         self.t0 = time.perf_counter()
         self.train_time = 0.0
         self.history: list[dict[str, Any]] = []
@@ -97,9 +109,10 @@ class Loop:
             self.best_state = copy.deepcopy(self.model.state_dict())
             self.time_to_best, self.wall_to_best = self.train_time, wall
             self.since_best = 0
-        elif evaluate_now and self.validator is not None and self.best_epoch > 0:
+        elif evaluate_now and self.validator is not None and (self.best_epoch > 0 or self.trained):
             # patience counts from the first model better than the untrained one: a model whose
-            # decisions have not moved yet (a regret plateau at the start) is not stopped
+            # decisions have not moved yet (a regret plateau at the start) is not stopped; a
+            # warm-started model is trained already
             self.since_best += 1
         if self.on_validate is not None and evaluate_now and self.validator is not None:
             self.on_validate(self.history[-1], self.best_state)

@@ -31,6 +31,7 @@ from .layers import QuadraticClosedForm, fenchel_young, imle, spo_plus
 from .noise import Gaussian, SumOfGamma
 
 SURROGATES: dict[str, type[Surrogate]] = {}  # name → class, filled as subclasses are defined
+"""Every registered surrogate by name (a subclass with a ``name`` adds itself)."""
 
 
 @dataclass(frozen=True)

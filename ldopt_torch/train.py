@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -33,13 +34,16 @@ from ldopt import checks
 from ldopt.errors import InputError
 from ldopt.progress import bar_options, enabled
 
-from .batches import model_inputs
+from .baselines import MSELoss
+from .batches import CostsOnly
 from .dataset import LDDataset
+from .fit_checks import check_features, check_parts
 from .fit_result import FitResult
 from .fit_settings import FitOptions, Schedule, settings
 from .loop import Budget, Due, Loop
 from .losses import LDLoss
 from .validation import Validator
+from .warm_start import wants_mse_start
 
 MODES = ("static", "multiple")
 
@@ -108,53 +112,6 @@ def torch_threads(threads: int | None) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-def _check_parts(model: Any, data: Any, loss: Any, val: Any, optimizer: Any) -> None:
-    checks.instance("model", model, nn.Module, "a torch.nn.Module")
-    checks.instance("loss", loss, nn.Module, "a loss module (lt.LDLoss, lt.MSELoss, lt.FullLoss, ...)")
-    if isinstance(loss, nn.modules.loss._Loss):  # torch's own losses are called as loss(input, target)
-        raise InputError(
-            "loss: expected an ldopt loss, called as loss(pred_costs, batch) (lt.LDLoss, lt.MSELoss, "
-            f"lt.FullLoss, ...), got torch's {type(loss).__name__}, called as loss(input, target); "
-            "for the two-stage baseline use lt.MSELoss()"
-        )
-    if optimizer is not None:
-        checks.instance("optimizer", optimizer, torch.optim.Optimizer, "a torch.optim.Optimizer or None")
-        mine = {id(p) for p in model.parameters()}
-        if mine and not any(id(p) in mine for g in optimizer.param_groups for p in g["params"]):
-            raise InputError(
-                "optimizer: expected an optimizer over the model's parameters (e.g. torch.optim.Adam("
-                "model.parameters())), got one over none of them; it would train nothing"
-            )
-    if not hasattr(data, "batches"):
-        raise InputError(f"data: expected an lt.LDDataset or lt.OptDataset, got {type(data).__name__}")
-    if val is not None and not isinstance(val, Validator) and not (isinstance(val, (tuple, list)) and len(val) == 2):
-        raise InputError(f"val: expected (features, costs), an lt.Validator or None, got {type(val).__name__}")
-
-
-def _check_features(model: nn.Module, data: Any, validator: Validator | None) -> None:
-    """The validation features have the training features' columns, and the model takes them: a
-    forward pass on one training row (eval mode, no gradient) before the first step."""
-    features = getattr(data, "features", None)
-    if not isinstance(features, torch.Tensor) or features.ndim != 2 or len(features) == 0:
-        return
-    n = features.shape[1]
-    if validator is not None and validator.features.shape[1] != n:
-        raise InputError(
-            f"val: expected features with {n} columns (as the training data's), got {validator.features.shape[1]}"
-        )
-    was = model.training
-    model.eval()
-    try:
-        with torch.no_grad():
-            model(model_inputs(model, features[:1]))
-    except RuntimeError as exc:
-        raise InputError(
-            f"model: expected a model that takes (batch, {n}) features, got one that fails on a training row: {exc}"
-        ) from None
-    finally:
-        model.train(was)
-
-
 def _bar(epochs: int, time_budget: float | None, loss: nn.Module, progress: bool) -> Any:
     if not enabled(progress):
         return None
@@ -171,6 +128,39 @@ def _bar(epochs: int, time_budget: float | None, loss: nn.Module, progress: bool
             )
         )
     return tqdm(**bar_options(total=int(epochs), unit="epoch", desc=desc))
+
+
+def mse_start(
+    model: nn.Module,
+    data: Any,
+    epochs: int,
+    validator: Validator | None,
+    lr: float,
+    seed: int,
+    progress: bool,
+    schedule: Schedule,
+    options: FitOptions,
+) -> FitResult:
+    """The warm start of ``fit``: ``model`` trained by MSE on ``data``'s costs, always early-stopped
+    (the schedule's patience, else 4 validations) and within half of any time budget, with a
+    fresh Adam (the caller's optimizer is for the decision loss)."""
+    half = None if schedule.time_budget is None else schedule.time_budget / 2
+    mse_schedule = replace(schedule, patience=schedule.patience or 4, time_budget=half)
+    mse_options = replace(options, optimizer=None, warm_start="none")
+    return fit(
+        model,
+        CostsOnly(data),
+        MSELoss(),
+        "static",
+        None,
+        epochs,
+        val=validator,
+        lr=lr,
+        seed=seed,
+        progress=progress,
+        schedule=mse_schedule,
+        options=mse_options,
+    )
 
 
 def fit(
@@ -230,7 +220,9 @@ def fit(
         every epoch, no early stop.
     options
         How to run: a [`FitOptions`][ldopt_torch.FitOptions] (optimizer, batch size, validation
-        solver, threads, executor); ``None``: its defaults.
+        solver, threads, executor, the warm start); ``None``: its defaults, which start an LD loss
+        from the MSE fit when ``val`` is given (``FitResult.start``); ``lt.PAPER.fit_options()``
+        trains from the model as it comes.
     **deprecated
         The older keywords ``time_budget``, ``patience``, ``eval_every``, ``eval_interval``,
         ``eval_times``, ``on_validate`` (now the schedule's) and ``optimizer``, ``batch_size``,
@@ -246,7 +238,7 @@ def fit(
     schedule, options = settings(schedule, options, deprecated)
     budget = Budget(checks.positive_int("epochs", epochs), schedule.time_budget, Due(schedule))
     seed, lr = checks.nonnegative_int("seed", seed), checks.positive("lr", lr)
-    _check_parts(model, data, loss, val, options.optimizer)
+    check_parts(model, data, loss, val, options.optimizer)
     ds = training_decompositions(data, loss, mode, main)
     reseed = getattr(loss, "reseed", None)  # losses with noise (I-MLE, FY) restart it from the seed
     if callable(reseed):
@@ -261,9 +253,21 @@ def fit(
         raise InputError(
             f"val: expected a Validator of the training data's problem {data.problem!r}, got one of {val.problem!r}"
         )
-    _check_features(model, data, validator)
+    check_features(model, data, validator)
+    start = None
+    if wants_mse_start(options.warm_start, loss, validator):
+        start = mse_start(model, data, epochs, validator, lr, seed, progress, schedule, options)
+        if start.stopped in ("interrupted", "terminated"):  # Ctrl-C in the warm start ends the fit
+            return start
+        budget = budget.less(start.train_time)
     with torch_threads(options.threads):
         opt = options.optimizer or torch.optim.Adam(model.parameters(), lr=lr)
         bar = _bar(budget.epochs, budget.seconds, loss, progress)
-        loop = Loop(model, validator, schedule.on_validate, schedule.patience)
-        return loop.run(data, loss, opt, ds, budget, options.batch_size, seed, bar)
+        loop = Loop(model, validator, schedule.on_validate, schedule.patience, trained=start is not None)
+        result = loop.run(data, loss, opt, ds, budget, options.batch_size, seed, bar)
+    result.start = start
+    if start is not None and not result.improved and enabled(progress):
+        from tqdm.auto import tqdm  # noqa: PLC0415
+
+        tqdm.write(f"fit: {type(loss).__name__} did not improve on the MSE warm start on validation; returning it")
+    return result

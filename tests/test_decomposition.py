@@ -395,8 +395,10 @@ def test_a_symmetric_start_begins_at_the_shared_bound_and_stays_valid(mode):
     sym = dec.dual(d.costs, iterations=30, mode=mode, mu0="symmetric", step="polyak", progress=False)
     np.testing.assert_allclose(sym.history[0], shared.history[0], rtol=1e-9, atol=1e-9)
     assert (sym.bound <= opt + 1e-7).all()
-    one = dec.dual(d.costs, iterations=30, mode=mode, step="polyak", progress=False)
+    one = dec.dual(d.costs, iterations=30, mode=mode, mu0=1.0, step="polyak", progress=False)
     assert np.median(sym.bound / opt) > max(0.8, np.median(one.bound / opt))
+    default = dec.dual(d.costs, iterations=30, mode=mode, step="polyak", progress=False)
+    np.testing.assert_array_equal(default.bound, sym.bound)  # the symmetric start is the default
     with pytest.raises(ldopt.InputError, match="mu0: expected a number or 'symmetric'"):
         dec.dual(d.costs, mode=mode, mu0="sym")
 

@@ -60,8 +60,8 @@ def test_the_default_step_is_auto_master_on_narrow_rows_polyak_on_wide(mkp):
     assert wide.dual(d.costs, iterations=5, progress=False).step == "polyak"
 
 
-def test_the_default_key_is_the_one_caches_were_written_with():
-    assert DualSettings(step="polyak").key() == dict(
+def test_the_paper_start_keeps_the_key_caches_were_written_with():
+    assert DualSettings(step="polyak", mu0=1.0).key() == dict(
         iterations=300, mode="shared", step="polyak", lr=2.0, mu0=1.0, tol=1e-6, time_limit=None, solver="auto"
     )
     assert DualSettings(step="adam").key()["lr"] == 0.01

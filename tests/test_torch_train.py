@@ -314,7 +314,7 @@ def test_same_seed_same_history_and_early_stopping(mkp, method, loss, solver):
                 seed=seed,
                 progress=False,
                 schedule=lt.Schedule(patience=3, eval_every=2),
-                options=lt.FitOptions(solver=solver),
+                options=lt.FitOptions(solver=solver, warm_start="none"),  # the LD loss's own history
             )
         )
     _histories_equal(runs[0], runs[1])
@@ -334,7 +334,7 @@ def test_patience_waits_for_a_model_better_than_the_untrained_one(mkp):
         val=val,
         schedule=lt.Schedule(patience=2),
         seed=0,
-        options=lt.FitOptions(solver="auto"),
+        options=lt.FitOptions(solver="auto", warm_start="none"),  # patience of an untrained model
         progress=False,
     )
     flat = lt.fit(_linear(data.num_features, dec.num_vars), data, lt.LDLoss(dec, "spo+", "L1"), lr=1e-12, **kw)
@@ -438,7 +438,7 @@ def test_ctrl_c_returns_the_best_model_and_the_history(mkp):
             val=val,
             lr=2e-2,
             progress=False,
-            options=lt.FitOptions(solver="highs"),
+            options=lt.FitOptions(solver="highs", warm_start="none"),  # from the untrained model
         )
     assert out.stopped == "interrupted" and out.epochs == 10
     assert out.best_val < out.history[0]["val_regret"]

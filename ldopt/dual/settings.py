@@ -34,8 +34,16 @@ def solver_choice(solver: Any) -> SolverChoice:
     raise InputError(f"solver: expected {what}, got {solver!r}")
 
 
-def _start(name: str, value: Any) -> float | Start:
-    """A number, or ``"symmetric"``."""
+def start_value(name: str, value: Any) -> float | Start:
+    """The μ-forms' start ``value``: a finite number, or ``"symmetric"``.
+
+    Parameters
+    ----------
+    name
+        The argument's name, for the error.
+    value
+        The start to check.
+    """
     if isinstance(value, str):
         if value == "symmetric":
             return "symmetric"
@@ -205,8 +213,8 @@ class DualSettings:
         A named rule's step scale (Polyak's ``α``, Adam's learning rate); ``None``: the rule's own.
         Give a rule object its parameter instead.
     mu0
-        The μ-forms' start: a number (the paper's 1) or ``"symmetric"`` (every block's objective
-        ``q/m``, the shared solve's start).
+        The μ-forms' start: ``"symmetric"`` (every block's objective ``q/m``, the shared solve's
+        start; the default, chosen on the zoo) or a number (the paper's 1, ``lt.PAPER``).
     tol
         An instance stops once its bound is within this (relative) of the best primal value.
     time_limit
@@ -219,7 +227,7 @@ class DualSettings:
     mode: DualMode = "shared"
     step: Rule | StepChoice = "auto"
     lr: float | None = None
-    mu0: float | Start = 1.0
+    mu0: float | Start = "symmetric"
     tol: float = 1e-6
     time_limit: float | None = None
     solver: SolverChoice = "auto"
@@ -232,7 +240,7 @@ class DualSettings:
             mode=checks.choice("mode", self.mode, get_args(DualMode)),
             step=step,
             lr=lr if step == "auto" else None,  # the rule's own parameter, once "auto" is resolved
-            mu0=_start("mu0", self.mu0),
+            mu0=start_value("mu0", self.mu0),
             tol=checks.nonnegative("tol", self.tol),
             time_limit=checks.positive_or_none("time_limit", self.time_limit, " (seconds)"),
             solver=solver_choice(self.solver),

@@ -68,7 +68,7 @@ def solve_dual(
     independent: bool = False,
     step: Rule | StepChoice = "auto",
     lr: float | None = None,
-    mu0: float | Start = 1.0,
+    mu0: float | Start = "symmetric",
     tol: float = 1e-6,
     time_limit: float | None = None,
     solver: Any = "auto",
@@ -109,15 +109,15 @@ def solve_dual(
         [`MASTER_WIDTH`][ldopt.dual.master.MASTER_WIDTH] variables, else ``"polyak"``
         ([`resolve_step()`][ldopt.dual.master.resolve_step]; the result's ``step`` names the rule
         used; with ``warm``, ``"auto"`` is Polyak: the given multipliers are continued step by step,
-        and ``iterations=1`` prices them). Chosen by measurement: on fifteen models ``"auto"``
+        and ``iterations=1`` prices them). Chosen by measurement: on seventeen models ``"auto"``
         reached the exact bound and Polyak stopped up to 83% from it (``benchmarks/bench_zoo.py``).
     lr
         Deprecated: a named rule's step scale (Polyak's ``α`` or Adam's learning rate); give the
         rule's own parameter instead (``step=Polyak(alpha=1)``).
     mu0
-        The μ-form subgradient runs' start: a number (the paper's 1) or ``"symmetric"`` (where the shared solve
-        starts, every block's objective ``q/m``, which on minimisations with many rows is far closer
-        to a bound).
+        The μ-form subgradient runs' start: ``"symmetric"`` (the default: where the shared solve
+        starts, every block's objective ``q/m``, which follows the costs' scale and on minimisations
+        with many rows is far closer to a bound) or a number (the paper's 1).
     tol
         An instance stops once its bound is within this (relative) of the best primal value, or its
         copies agree.
@@ -167,7 +167,7 @@ def solve_dual(
                 independent=(independent, False),
                 step=(step, "auto"),
                 lr=(lr, None),
-                mu0=(mu0, 1.0),
+                mu0=(mu0, "symmetric"),
                 tol=(tol, 1e-6),
                 time_limit=(time_limit, None),
                 solver=(solver, "auto"),

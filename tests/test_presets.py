@@ -1,0 +1,143 @@
+"""Presets and the MSE warm start: ``lt.DEFAULTS`` (the symmetric multipliers, an LD loss started
+from the MSE fit) and ``lt.PAPER`` (μ = 1, no warm start; the key the committed caches carry), and
+the warm start's promise — the model returned is never worse on validation than the MSE fit."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="ldopt_torch needs torch (pip install 'ldopt[torch]')")
+
+import ldopt  # noqa: E402
+import ldopt_torch as lt  # noqa: E402
+from ldopt.dual import DualSettings  # noqa: E402
+from ldopt.problems import knapsack  # noqa: E402
+from ldopt_torch.loop import Budget, Due  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def small():
+    d = knapsack.protocol_data(60, 8, dim=2, seed=3)
+    m = knapsack.build_model(d.weights, d.capacities)
+    dec = ldopt.decompose(ldopt.Problem.from_pyomo(m, m.c))
+    data = lt.LDDataset(dec, d.features[:40], d.costs[:40], iterations=5, progress=False)
+    return dec, data, (d.features[40:], d.costs[40:])
+
+
+def _fit(small, loss=None, epochs=12, **kw):
+    dec, data, val = small
+    torch.manual_seed(0)
+    model = torch.nn.Linear(data.num_features, dec.num_vars)
+    loss = lt.LDLoss(dec, "spo+") if loss is None else loss
+    schedule = kw.pop("schedule", lt.Schedule(patience=3))
+    return lt.fit(
+        model, data, loss, "multiple", None, epochs, val=val, lr=0.05, seed=1, progress=False, schedule=schedule, **kw
+    )
+
+
+def test_the_paper_preset_keeps_the_key_the_caches_were_written_with(small):
+    dec, data, _ = small
+    assert DualSettings().mu0 == "symmetric" and lt.DEFAULTS.mu0 == "symmetric"
+    assert DualSettings(step="polyak", mu0=lt.PAPER.mu0).key() == dict(
+        iterations=300, mode="shared", step="polyak", lr=2.0, mu0=1.0, tol=1e-6, time_limit=None, solver="auto"
+    )
+    F, C = data.features.numpy(), data.costs_np
+    paper = lt.LDDataset(dec, F, C, iterations=5, progress=False, preset=lt.PAPER)
+    assert paper.settings == dict(data.settings, mu0=1.0) and data.settings["mu0"] == "symmetric"
+    mine = lt.LDDataset(dec, F, C, iterations=5, progress=False, preset=lt.PAPER, mu0=0.5)
+    assert mine.settings["mu0"] == 0.5  # explicit wins over the preset
+    with pytest.raises(ldopt.InputError, match="preset: expected them inside dual="):
+        lt.LDDataset(dec, F, C, dual=DualSettings(mode="joint"), preset=lt.PAPER, progress=False)
+
+
+def test_the_warm_start_is_the_mse_fit_and_never_loses_to_it_on_validation(small):
+    dec, data, val = small
+    out = _fit(small, options=lt.FitOptions(warm_start="mse"))
+    torch.manual_seed(0)
+    alone = lt.fit(
+        torch.nn.Linear(data.num_features, dec.num_vars),
+        lt.OptDataset(dec.problem, data.features.numpy(), data.costs_np),
+        lt.MSELoss(),
+        epochs=12,
+        val=val,
+        lr=0.05,
+        seed=1,
+        progress=False,
+        schedule=lt.Schedule(patience=3),
+    )
+    assert out.start is not None and out.start.best_val == pytest.approx(alone.best_val, abs=1e-12)
+    assert out.history[0]["val_regret"] == pytest.approx(out.start.best_val, abs=1e-9)  # LD starts there
+    assert out.best_val <= out.start.best_val
+    assert out.improved == (out.best_epoch > 0)
+    assert _fit(small).start is not None  # "auto": an LD loss with validation starts from MSE
+
+
+def test_a_loss_that_cannot_improve_returns_the_start_and_says_so(small):
+    dec, data, val = small
+    torch.manual_seed(0)
+    model = torch.nn.Linear(data.num_features, dec.num_vars)
+    frozen = torch.optim.SGD(model.parameters(), lr=0.0)  # the LD phase cannot move the model
+    out = lt.fit(
+        model,
+        data,
+        lt.LDLoss(dec, "spo+"),
+        "multiple",
+        None,
+        50,
+        val=val,
+        lr=0.05,
+        seed=1,
+        progress=False,
+        schedule=lt.Schedule(patience=2),
+        options=lt.FitOptions(optimizer=frozen, warm_start="mse"),
+    )
+    assert out.improved is False and out.best_epoch == 0
+    assert out.stopped == "patience" and out.epochs == 2  # patience counts from the trained start
+    assert out.best_val == pytest.approx(out.start.best_val, abs=1e-12)
+
+
+def test_no_warm_start_without_validation_for_mse_or_with_the_paper_preset(small):
+    dec, data, _ = small
+    torch.manual_seed(0)
+    model = torch.nn.Linear(data.num_features, dec.num_vars)
+    assert lt.fit(model, data, lt.LDLoss(dec, "spo+"), epochs=2, progress=False).start is None
+    assert _fit(small, options=lt.PAPER.fit_options()).start is None
+    assert _fit(small, options=lt.PAPER.fit_options()).improved is None
+    opt = lt.OptDataset(dec.problem, data.features.numpy(), data.costs_np)
+    torch.manual_seed(0)
+    mse = lt.fit(
+        torch.nn.Linear(data.num_features, dec.num_vars),
+        opt,
+        lt.MSELoss(),
+        epochs=2,
+        val=small[2],
+        progress=False,
+        options=lt.FitOptions(warm_start="mse"),
+    )
+    assert mse.start is None
+
+
+def test_a_time_budget_is_shared_with_the_warm_start():
+    b = Budget(10, 5.0, Due(lt.Schedule()))
+    assert b.less(2.0).seconds == pytest.approx(3.0) and b.less(9.0).seconds > 0
+    assert Budget(10, None, Due(lt.Schedule())).less(2.0).seconds is None
+
+
+def test_bad_presets_and_warm_starts_are_named():
+    with pytest.raises(ldopt.InputError, match="warm_start: expected one of"):
+        lt.FitOptions(warm_start="yes")
+    with pytest.raises(ldopt.InputError, match="mu0: expected a number or 'symmetric'"):
+        lt.Preset("mine", mu0="sym", warm_start="auto")
+    with pytest.raises(ldopt.InputError, match="name: expected a non-empty string"):
+        lt.Preset("", mu0=1.0, warm_start="auto")
+    assert lt.PAPER.fit_options(batch_size=8) == lt.FitOptions(batch_size=8, warm_start="none")
+
+
+def test_the_warm_start_always_stops_early_and_takes_half_a_time_budget(small):
+    """Without patience the MSE phase stops after 4 validations without a better regret (an epoch
+    cap meant for the decision loss would otherwise run MSE as long); a time budget is halved."""
+    out = _fit(small, epochs=60, schedule=lt.Schedule(), options=lt.FitOptions(warm_start="mse"))
+    assert out.start is not None and out.start.stopped == "patience" and out.start.epochs < 60
+    assert out.epochs == 60  # the decision loss keeps its own budget: no patience, every epoch
+    timed = _fit(small, schedule=lt.Schedule(time_budget=0.4), options=lt.FitOptions(warm_start="mse"))
+    assert timed.start is not None and timed.start.train_time <= 0.2 + 0.2  # one epoch may overrun
