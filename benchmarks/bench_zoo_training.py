@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -48,60 +49,90 @@ def _train(data, loss, val, mode: str, epochs: int, seed: int, outputs: int, pre
     )
 
 
-def measure(name: str, inst, n: tuple[int, int, int], epochs: int, seed: int) -> dict:
+class Case:
+    """One model's instances split 200/50/200: the training arrays, a fresh validator per training
+    (the optima solved once, no decisions carried between trainings) and the test regret (%)."""
+
+    def __init__(self, name: str, inst, n: tuple[int, int, int]) -> None:
+        self.name, self.problem = name, inst.problem()
+        self.dec = inst.decompose(self.problem)
+        (self.Ft, self.Ct), (self.Fv, self.Cv), (Fs, self.Cs) = splits(inst.features, inst.costs, n)
+        self.test = torch.as_tensor(Fs, dtype=torch.float32)
+        self.test_opt = lt.Validator(self.problem, Fs, self.Cs).optima
+        self.val_opt = lt.Validator(self.problem, self.Fv, self.Cv).optima
+
+    def val(self) -> lt.Validator:
+        return lt.Validator(self.problem, self.Fv, self.Cv, optima=self.val_opt)
+
+    def regret(self, pred: np.ndarray | torch.nn.Module) -> float:
+        if isinstance(pred, torch.nn.Module):
+            pred = pred(self.test).detach().numpy()
+        return 100 * lt.relative_regret(self.problem, pred, self.Cs, optima=self.test_opt)
+
+    def train(self, data, loss, mode: str, epochs: int, seed: int, preset: lt.Preset) -> lt.FitResult:
+        return _train(data, loss, self.val, mode, epochs, seed, self.problem.num_costs, preset)
+
+    def mse(self, epochs: int, seed: int) -> float:
+        """MSE's test regret (%)."""
+        fitted = self.train(
+            lt.OptDataset(self.problem, self.Ft, self.Ct), lt.MSELoss(), "static", epochs, seed, lt.PAPER
+        )
+        return self.regret(fitted.model)
+
+
+def cases(n: tuple[int, int, int]) -> Iterator[Case]:
+    """The zoo's models and the families, one after the other (degree 4, data seed 42)."""
+    for name, z in ZOO.items():
+        yield Case(name, z.family().instances(sum(n), None, deg=4, seed=42), n)
+    for name, size in FAMILIES.items():
+        yield Case(name, family(name).instances(sum(n), size, deg=4, seed=42), n)
+
+
+def arguments(doc: str | None) -> argparse.Namespace:
+    """The command line the zoo's training benchmarks share."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--train", type=int, default=200)
+    ap.add_argument("--epochs", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default="benchmarks/results/zoo")
+    return ap.parse_args()
+
+
+def save(a: argparse.Namespace, name: str, rows: list[dict]) -> None:
+    """``rows`` as ``<out>/<name>`` with the run's settings."""
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_text(out / name, json.dumps(dict(train=a.train, epochs=a.epochs, seed=a.seed, rows=rows), indent=1))
+
+
+def measure(case: Case, epochs: int, seed: int) -> dict:
     """One model's row: the test regret (%) of each method."""
-    p = inst.problem()
-    dec = inst.decompose(p)
-    (Ft, Ct), (Fv, Cv), (Fs, Cs) = splits(inst.features, inst.costs, n)
-    test_opt = lt.Validator(p, Fs, Cs).optima
-
-    def regret(pred: np.ndarray) -> float:
-        return 100 * lt.relative_regret(p, pred, Cs, optima=test_opt)
-
-    row = dict(model=name, constant=regret(np.repeat(Ct.mean(0, keepdims=True), len(Cs), axis=0)))
-    val_opt = lt.Validator(p, Fv, Cv).optima
-    val = lambda: lt.Validator(p, Fv, Cv, optima=val_opt)  # noqa: E731
-    test = torch.as_tensor(Fs, dtype=torch.float32)
-    mse = _train(lt.OptDataset(p, Ft, Ct), lt.MSELoss(), val, "static", epochs, seed, p.num_costs, lt.PAPER)
-    row["mse"] = regret(mse.model(test).detach().numpy())
-    paper = lt.LDDataset(dec, Ft, Ct, progress=False, preset=lt.PAPER)
-    symmetric = lt.LDDataset(dec, Ft, Ct, progress=False)
+    mean = np.repeat(case.Ct.mean(0, keepdims=True), len(case.Cs), axis=0)
+    row = dict(model=case.name, constant=case.regret(mean), mse=case.mse(epochs, seed))
+    paper = lt.LDDataset(case.dec, case.Ft, case.Ct, progress=False, preset=lt.PAPER)
+    symmetric = lt.LDDataset(case.dec, case.Ft, case.Ct, progress=False)
     for label, data, preset in (
         ("ld_paper", paper, lt.PAPER),
         ("ld_symmetric", symmetric, lt.PAPER),
         ("ld_default", symmetric, lt.DEFAULTS),
     ):
-        fitted = _train(data, lt.LDLoss(dec, "spo+", "L1"), val, "multiple", epochs, seed, p.num_costs, preset)
-        row[label] = regret(fitted.model(test).detach().numpy())
+        fitted = case.train(data, lt.LDLoss(case.dec, "spo+", "L1"), "multiple", epochs, seed, preset)
+        row[label] = case.regret(fitted.model)
         if fitted.improved is not None:
             row[f"{label}_improved"] = bool(fitted.improved)
     return row
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--train", type=int, default=200)
-    ap.add_argument("--epochs", type=int, default=100)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default="benchmarks/results/zoo")
-    a = ap.parse_args()
-    n = (a.train, 50, 200)
+    a = arguments(__doc__)
     rows = []
     print("| model | constant | MSE | LD paper | LD symmetric | LD defaults | LD beat its MSE start |", flush=True)
-    models = [(name, z.family()) for name, z in ZOO.items()]
-    models += [(name, family(name)) for name in FAMILIES]
-    for name, fam in models:
-        size = FAMILIES.get(name)
-        inst = fam.instances(sum(n), size, deg=4, seed=42)
-        rows.append(measure(name, inst, n, a.epochs, a.seed))
+    for case in cases((a.train, 50, 200)):
+        rows.append(measure(case, a.epochs, a.seed))
         r = rows[-1]
         cells = " | ".join(f"{r[k]:.2f}" for k in ("constant", "mse", "ld_paper", "ld_symmetric", "ld_default"))
-        print(f"| {name} | {cells} | {r['ld_default_improved']} |", flush=True)
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
-    write_text(
-        out / "training.json", json.dumps(dict(train=a.train, epochs=a.epochs, seed=a.seed, rows=rows), indent=1)
-    )
+        print(f"| {case.name} | {cells} | {r['ld_default_improved']} |", flush=True)
+    save(a, "training.json", rows)
 
 
 if __name__ == "__main__":

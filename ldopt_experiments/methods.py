@@ -19,7 +19,7 @@ from typing import Any, Literal, cast, get_args
 from torch import nn
 
 from ldopt.errors import InputError
-from ldopt_torch import IMLE, SURROGATES, CaVELoss, FullLoss, LAVALoss, LDLoss, MSELoss
+from ldopt_torch import IMLE, PAPER, SURROGATES, CaVELoss, FullLoss, LAVALoss, LDLoss, MSELoss
 
 Kind = Literal["mse", "spo+", "imle", "cave", "cave+", "lava", "ld"]
 Mode = Literal["static", "multiple"]
@@ -29,7 +29,7 @@ BASELINES: tuple[str, ...] = ("mse", "spo+", "imle", "cave", "cave+", "lava")
 GRAMMAR = (
     "mse | spo+ | imle | cave | cave+ | lava | ld:<surrogate>:<static|multiple>:<L1|L2>[:scaled|:unit][:two][:lam<λ>]"
 )
-PAPER_LAMBDA = 10.0  # I-MLE's λ in the reference code (and LDLoss's default)
+PAPER_LAMBDA = PAPER.imle_lambda  # I-MLE's λ in the reference code (lt.PAPER's; the library's is 100)
 SUFFIXES: dict[str, Scale] = {"scaled": "costs", "unit": "unit"}  # a method name's last part → its scale
 TWO_SIDED = "two"  # the suffix of I-MLE's two-sided difference
 

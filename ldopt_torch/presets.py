@@ -17,6 +17,7 @@ from ldopt.dual.settings import Start, start_value
 from ldopt.errors import InputError
 
 from .fit_settings import FitOptions, WarmStart, warm_start_choice
+from .surrogates import IMLE
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,9 @@ class Preset:
     mu0
         [`LDDataset`][ldopt_torch.LDDataset]'s multipliers' start: ``"symmetric"`` (every block's
         objective ``q(c)/m``: the costs' scale) or a number (the paper's ``μ = 1``).
+    imle_lambda
+        I-MLE's interpolation step ``λ`` ([`IMLE`][ldopt_torch.IMLE]): 100, or the reference
+        code's 10.
     warm_start
         [`fit()`][ldopt_torch.fit]'s start: ``"mse"`` trains the model with MSE first (early-stopped
         on the validation regret) and LD from there, returning the better of the two on validation;
@@ -39,13 +43,25 @@ class Preset:
 
     name: str
     mu0: float | Start
+    imle_lambda: float
     warm_start: WarmStart
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise InputError(f"name: expected a non-empty string, got {self.name!r}")
         object.__setattr__(self, "mu0", start_value("mu0", self.mu0))
+        object.__setattr__(self, "imle_lambda", checks.positive("imle_lambda", self.imle_lambda))
         object.__setattr__(self, "warm_start", warm_start_choice(self.warm_start))
+
+    def imle(self, **options: Any) -> IMLE:
+        """The I-MLE surrogate with this preset's ``λ`` (``options`` set the rest).
+
+        Parameters
+        ----------
+        **options
+            Any other parameter of [`IMLE`][ldopt_torch.IMLE] (``n_samples``, ``sigma``, ...).
+        """
+        return IMLE(**{"lambd": self.imle_lambda, **options})
 
     def fit_options(self, **options: Any) -> FitOptions:
         """[`FitOptions`][ldopt_torch.FitOptions] with this preset's warm start (``options`` set the rest).
@@ -69,8 +85,8 @@ def preset_or_default(preset: object) -> Preset:
     return checks.instance("preset", DEFAULTS if preset is None else preset, Preset, "lt.DEFAULTS, lt.PAPER or None")
 
 
-DEFAULTS = Preset("defaults", mu0="symmetric", warm_start="auto")
+DEFAULTS = Preset("defaults", mu0="symmetric", imle_lambda=100.0, warm_start="auto")
 """The library's defaults, chosen on the zoo and the families (``benchmarks/bench_zoo_training.py``)."""
 
-PAPER = Preset("paper", mu0=1.0, warm_start="none")
-"""The paper's settings (multipliers from ``μ = 1``, training from the model as it comes)."""
+PAPER = Preset("paper", mu0=1.0, imle_lambda=10.0, warm_start="none")
+"""The paper's settings (multipliers from ``μ = 1``, I-MLE's ``λ = 10``, training from the model as it comes)."""

@@ -127,10 +127,20 @@ def test_bad_presets_and_warm_starts_are_named():
     with pytest.raises(ldopt.InputError, match="warm_start: expected one of"):
         lt.FitOptions(warm_start="yes")
     with pytest.raises(ldopt.InputError, match="mu0: expected a number or 'symmetric'"):
-        lt.Preset("mine", mu0="sym", warm_start="auto")
+        lt.Preset("mine", mu0="sym", imle_lambda=1.0, warm_start="auto")
     with pytest.raises(ldopt.InputError, match="name: expected a non-empty string"):
-        lt.Preset("", mu0=1.0, warm_start="auto")
+        lt.Preset("", mu0=1.0, imle_lambda=1.0, warm_start="auto")
     assert lt.PAPER.fit_options(batch_size=8) == lt.FitOptions(batch_size=8, warm_start="none")
+    with pytest.raises(ldopt.InputError, match="imle_lambda: expected"):
+        lt.Preset("mine", mu0=1.0, imle_lambda=0.0, warm_start="auto")
+
+
+def test_i_mles_default_step_is_the_defaults_and_the_paper_keeps_the_references():
+    assert lt.IMLE().lambd == lt.DEFAULTS.imle_lambda == 100.0
+    assert lt.PAPER.imle().lambd == 10.0 and lt.PAPER.imle(n_samples=3).n_samples == 3
+    from ldopt_experiments.methods import parse_method  # noqa: PLC0415 — the harness pins the reference's
+
+    assert parse_method("ld:imle:multiple:L2").lambd == 10.0
 
 
 def test_the_warm_start_always_stops_early_and_takes_half_a_time_budget(small):

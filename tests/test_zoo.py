@@ -117,3 +117,21 @@ def test_the_getting_started_calls_train_on_every_zoo_model_with_no_settings_but
     assert out.start is not None and out.best_val <= out.start.best_val
     pred = model(torch.as_tensor(F[28:], dtype=torch.float32)).detach().numpy()
     assert lt.relative_regret(p, pred, C[28:]) == pytest.approx(out.best_val, abs=1e-9)
+
+
+def test_the_guides_imle_table_is_the_committed_run():
+    """docs/guide.md's I-MLE table shows benchmarks/results/zoo/imle.json, and λ = 100 (the default)
+    is what it chose."""
+    import json  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    root = Path(__file__).resolve().parents[1]
+    rows = json.loads((root / "benchmarks/results/zoo/imle.json").read_text())["rows"]
+    guide = (root / "docs/guide.md").read_text()
+    for r in rows:
+        cells = " | ".join(f"{r[k]:.2f}" for k in ("mse", "lam10", "lam100", "lam100_unit"))
+        assert f"| {r['model']} | {cells} |" in guide, r["model"]
+    assert len(rows) == 17
+    assert sum(r["lam100"] < r["lam10"] for r in rows) == 9 and sum(r["lam100"] > r["lam10"] for r in rows) == 1
+    assert sum(r["lam100"] < r["mse"] for r in rows) == 10 and sum(r["lam10"] < r["mse"] for r in rows) == 6
+    assert all(r["lam100"] <= 1.05 * r["mse"] for r in rows)
