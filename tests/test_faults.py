@@ -105,7 +105,8 @@ def test_sigint_during_fit_returns_the_best_model(tmp_path):
                 return super().forward(pred, batch)
 
         out = lt.fit(torch.nn.Linear(12, 30), data, Loud(dec, "spo+"), mode="multiple", epochs=10**6,
-                     val=(d.features[60:], d.costs[60:]), eval_every=5, lr=1e-2, solver="highs", progress=False)
+                     val=(d.features[60:], d.costs[60:]), lr=1e-2, progress=False, schedule=lt.Schedule(eval_every=5),
+                     options=lt.FitOptions(solver="highs", warm_start="none"))
         print(json.dumps(dict(stopped=out.stopped, epochs=out.epochs, best=out.best_val,
                               first=out.history[0]["val_regret"])), flush=True)
         """,

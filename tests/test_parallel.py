@@ -110,7 +110,7 @@ def test_dask_local_cluster_equals_serial(setup):
 
 def test_a_worker_killed_mid_run_loses_nothing(setup):
     dec, costs, _ = setup
-    many = np.tile(costs, (6, 1))  # 144 instances in 36 chunks: long enough to kill a worker
+    many = np.tile(costs, (2, 1))  # 48 instances in 12 chunks of the master: long enough to kill a worker
     ref = dec.dual(many, iterations=150, progress=False)
     with parallel.dask_executor(workers=2) as ex:
         client = ex._client
