@@ -18,6 +18,7 @@ from . import checks
 from .decomposed import Decomposition
 from .decomposition import Block
 from .dual import lagrangian_bound, solve_dual
+from .dual.settings import TRAINING
 from .implied_bounds import InferredBound, listing
 from .solvers.base import HAS_SOLUTION
 
@@ -154,7 +155,7 @@ def check(dec: Decomposition, costs: Any, *, time_limit: float = 10.0, progress:
     default = solve_dual(dec, c, progress=progress)
     ld = lagrangian_bound(dec, c, progress=progress)
     t0 = time.perf_counter()
-    joint = solve_dual(dec, c, iterations=30, mode="joint", step="polyak", mu0="symmetric", progress=progress)
+    joint = solve_dual(dec, c, settings=TRAINING, progress=progress)
     seconds = (time.perf_counter() - t0) / len(c)
     arrays, _ = joint.to_arrays()
     size = sum(a.nbytes for a in arrays.values()) // len(c)

@@ -27,7 +27,7 @@ from ldopt import Decomposition, DualResult, checks
 from ldopt import cache as ldcache
 from ldopt.deprecation import renamed
 from ldopt.dual import DualMode, DualSettings, Rule, StepChoice, resolve_step
-from ldopt.dual.settings import GIVEN, dual_mode, refuse_beside
+from ldopt.dual.settings import GIVEN, TRAINING, dual_mode, refuse_beside
 from ldopt.errors import CacheError, InputError
 from ldopt.parallel import clear_checkpoint
 
@@ -36,10 +36,10 @@ from .dataset_options import float32, main_blocks
 from .dynamic import DynamicMultipliers, check_following
 from .presets import Preset, preset_or_default
 
-DEFAULT_MODE: DualMode = "joint"
+DEFAULT_MODE: DualMode = TRAINING.mode
 # subgradient iterations when none are given: early-stopped μ-form runs train best (a point deep in
 # the dual's optimal face leaves the main objective small); the shared form is for bounds
-DEFAULT_ITERATIONS = {"joint": 30, "independent": 30, "shared": 300}
+DEFAULT_ITERATIONS = {"joint": TRAINING.iterations, "independent": TRAINING.iterations, "shared": 300}
 
 
 class LDDataset(InstanceSet):

@@ -76,10 +76,13 @@ class Loop:
         validator: Validator | None,
         on_validate: Callable | None,
         patience: int | None,
-        trained: bool = False,
+        start: FitResult | None = None,
     ) -> None:
         self.model, self.validator, self.on_validate, self.patience = model, validator, on_validate, patience
-        self.trained = trained  # the model comes trained (a warm start): patience counts from epoch 0
+        # a warm start: the model comes trained (patience counts from epoch 0), and its validation
+        # regret is known (the start's best model is this one, so epoch 0 is not validated again)
+        self.trained = start is not None
+        self.start_regret = start.best_val if start is not None and np.isfinite(start.best_val) else None
         self.t0 = time.perf_counter()
         self.train_time = 0.0
         self.history: list[dict[str, Any]] = []
@@ -90,7 +93,12 @@ class Loop:
         self.follower: Follower | None = None
 
     def record(self, epoch: int, d: int | None, train_loss: float, evaluate_now: bool) -> None:
-        v = self.validator(self.model) if (self.validator is not None and evaluate_now) else float("nan")
+        if self.validator is None or not evaluate_now:
+            v = float("nan")
+        elif epoch == 0 and self.start_regret is not None:
+            v = self.start_regret
+        else:
+            v = self.validator(self.model)
         wall = time.perf_counter() - self.t0
         self.history.append(
             dict(

@@ -35,6 +35,24 @@ class Stream:
         """
         self.generator = torch.Generator().manual_seed(checks.nonnegative_int("seed", seed))
 
+    def sample(self, size: tuple[int, ...], *, device: Any = None, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+        """Noise of shape ``size`` from this stream.
+
+        Parameters
+        ----------
+        size
+            The noise's shape.
+        device
+            Where to put it (``None``: the CPU).
+        dtype
+            Its dtype.
+        """
+        return self._draw(size, dtype).to(device or "cpu")
+
+    def _draw(self, size: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
+        """The stream's law on the CPU (its generator lives there)."""
+        raise NotImplementedError
+
 
 class SumOfGamma(Stream):
     """Sum-of-Gamma noise of I-MLE (κ, 10 terms); same law and formula as PyEPO's.
@@ -58,23 +76,12 @@ class SumOfGamma(Stream):
         self.n_iterations = checks.positive_int("n_iterations", n_iterations)
         super().__init__(seed)
 
-    def sample(self, size: tuple[int, ...], *, device: Any = None, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-        """Noise of shape ``size`` from this stream.
-
-        Parameters
-        ----------
-        size
-            The noise's shape.
-        device
-            Where to put it (``None``: the CPU).
-        dtype
-            Its dtype.
-        """
+    def _draw(self, size: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
         alpha = torch.full((self.n_iterations, *size), 1.0 / self.kappa, dtype=dtype)
         gammas = torch._standard_gamma(alpha, generator=self.generator)
         weights = self.kappa / torch.arange(1, self.n_iterations + 1, dtype=dtype)
         out = (gammas * weights.view(-1, *([1] * len(size)))).sum(0)
-        return ((out - math.log(self.n_iterations)) / self.kappa).to(device or "cpu")
+        return (out - math.log(self.n_iterations)) / self.kappa
 
 
 class Gaussian(Stream):
@@ -87,19 +94,8 @@ class Gaussian(Stream):
         The stream's seed; ``None``: torch's global generator.
     """
 
-    def sample(self, size: tuple[int, ...], *, device: Any = None, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-        """Noise of shape ``size`` from this stream.
-
-        Parameters
-        ----------
-        size
-            The noise's shape.
-        device
-            Where to put it (``None``: the CPU).
-        dtype
-            Its dtype.
-        """
-        return torch.randn(size, dtype=dtype, generator=self.generator).to(device or "cpu")
+    def _draw(self, size: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
+        return torch.randn(size, dtype=dtype, generator=self.generator)
 
 
 _DEFAULT_NOISE = SumOfGamma(5.0)  # the bare layer's: torch's global generator, fresh noise per call

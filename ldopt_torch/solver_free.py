@@ -102,6 +102,14 @@ def adjacent_steps(problem: Problem, x: np.ndarray, tol: float = _TOL) -> np.nda
     return steps
 
 
+def _structured(batch: OptBatch, key: str, loss: str, what: str) -> None:
+    """Refuse a batch without ``key`` (``OptDataset`` built without ``structure=True``)."""
+    if key not in batch:
+        raise InputError(
+            f"{loss}: expected batches with {what}, got none; build the data with lt.OptDataset(..., structure=True)"
+        )
+
+
 class CaVELoss(nn.Module):
     """CaVE (``plus=False``: the projection solved to convergence) or CaVE+ (``plus=True``: PyEPO's
     3-iteration preset), on batches with ``tight`` normals (``lt.OptDataset(..., structure=True)``).
@@ -135,11 +143,7 @@ class CaVELoss(nn.Module):
         batch
             An [`OptDataset`][ldopt_torch.OptDataset] batch built with ``structure=True``.
         """
-        if "tight" not in batch:
-            raise InputError(
-                "CaVELoss: expected batches with 'tight' normals, got none; build the data with "
-                "lt.OptDataset(..., structure=True)"
-            )
+        _structured(batch, "tight", "CaVELoss", "'tight' normals")
         return self.layer(pred_costs, like(batch["tight"], pred_costs))
 
 
@@ -187,11 +191,7 @@ class LAVALoss(nn.Module):
         batch
             An [`OptDataset`][ldopt_torch.OptDataset] batch built with ``structure=True``.
         """
-        if "steps" not in batch:
-            raise InputError(
-                "LAVALoss: expected batches with adjacent-vertex 'steps', got none; build the data "
-                "with lt.OptDataset(..., structure=True)"
-            )
+        _structured(batch, "steps", "LAVALoss", "adjacent-vertex 'steps'")
         steps = like(batch["steps"], pred_costs)
         gain = self.sign * pred_costs * steps  # how much better each adjacent vertex looks under ĉ
         scale = like(batch["costs"], pred_costs).abs().mean() if self.margin == "relative" else 1.0

@@ -263,7 +263,7 @@ def fit(
     with torch_threads(options.threads):
         opt = options.optimizer or torch.optim.Adam(model.parameters(), lr=lr)
         bar = _bar(budget.epochs, budget.seconds, loss, progress)
-        loop = Loop(model, validator, schedule.on_validate, schedule.patience, trained=start is not None)
+        loop = Loop(model, validator, schedule.on_validate, schedule.patience, start=start)
         result = loop.run(data, loss, opt, ds, budget, options.batch_size, seed, bar)
     result.start = start
     if start is not None and not result.improved and enabled(progress):

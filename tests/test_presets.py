@@ -9,6 +9,7 @@ import pytest
 torch = pytest.importorskip("torch", reason="ldopt_torch needs torch (pip install 'ldopt[torch]')")
 
 import ldopt  # noqa: E402
+import ldopt_experiments  # noqa: E402
 import ldopt_torch as lt  # noqa: E402
 from ldopt.dual import DualSettings  # noqa: E402
 from ldopt.problems import knapsack  # noqa: E402
@@ -44,6 +45,8 @@ def test_the_paper_preset_keeps_the_key_the_caches_were_written_with(small):
     F, C = data.features.numpy(), data.costs_np
     paper = lt.LDDataset(dec, F, C, iterations=5, progress=False, preset=lt.PAPER)
     assert paper.settings == dict(data.settings, mu0=1.0) and data.settings["mu0"] == "symmetric"
+    training = ldopt.dual.settings.TRAINING  # what ldopt.check times
+    assert lt.LDDataset(dec, F[:2], C[:2], progress=False).settings == training.key()
     mine = lt.LDDataset(dec, F, C, iterations=5, progress=False, preset=lt.PAPER, mu0=0.5)
     assert mine.settings["mu0"] == 0.5  # explicit wins over the preset
     with pytest.raises(ldopt.InputError, match="preset: expected them inside dual="):
@@ -94,6 +97,8 @@ def test_a_loss_that_cannot_improve_returns_the_start_and_says_so(small):
     assert out.improved is False and out.best_epoch == 0
     assert out.stopped == "patience" and out.epochs == 2  # patience counts from the trained start
     assert out.best_val == pytest.approx(out.start.best_val, abs=1e-12)
+    again = lt.Validator(dec.problem, *val)(out.model)  # the model returned is the start's best
+    assert again == pytest.approx(out.start.best_val, abs=1e-9)
 
 
 def test_no_warm_start_without_validation_for_mse_or_with_the_paper_preset(small):
@@ -138,9 +143,7 @@ def test_bad_presets_and_warm_starts_are_named():
 def test_i_mles_default_step_is_the_defaults_and_the_paper_keeps_the_references():
     assert lt.IMLE().lambd == lt.DEFAULTS.imle_lambda == 100.0
     assert lt.PAPER.imle().lambd == 10.0 and lt.PAPER.imle(n_samples=3).n_samples == 3
-    from ldopt_experiments.methods import parse_method  # noqa: PLC0415 — the harness pins the reference's
-
-    assert parse_method("ld:imle:multiple:L2").lambd == 10.0
+    assert ldopt_experiments.parse_method("ld:imle:multiple:L2").lambd == 10.0  # the harness pins it
 
 
 def test_the_warm_start_always_stops_early_and_takes_half_a_time_budget(small):

@@ -285,3 +285,8 @@ class DualSettings:
         if isinstance(rule, Polyak) and rule.patience is not None:
             out["patience"] = rule.patience
         return out
+
+
+TRAINING = DualSettings(iterations=30, mode="joint", step="polyak")
+"""The training sets' default dual (``LDDataset``'s): one joint μ-form run of 30 Polyak steps from
+the symmetric start, whose penalties serve every decomposition (what ``ldopt.check`` times)."""
