@@ -159,3 +159,23 @@ def real_array(name: str, values: Any) -> np.ndarray:
     if raw.dtype.kind not in "iuf" or not np.isfinite(raw.astype(float)).all():
         raise InputError(f"{name}: expected finite real numbers, got {values!r}"[:200])
     return raw.astype(float)
+
+
+def instances(name: str, index: Any, count: int) -> Any:
+    """``index`` as a selection of ``count`` instances: ``None`` (all), a slice, indices or a mask."""
+    if index is None:
+        return slice(None)
+    if isinstance(index, slice):
+        return index
+    what = f"instances of [0, {count}) (a slice, indices or a mask)"
+    try:
+        arr = None if isinstance(index, (bool, np.bool_)) else np.asarray(index)
+    except ValueError:  # a ragged list
+        arr = None
+    if arr is None or arr.dtype.kind not in "biu" or arr.ndim != 1:
+        raise _fail(name, what, index)
+    try:
+        np.arange(count)[arr]
+    except IndexError:
+        raise _fail(name, what, index) from None
+    return arr

@@ -43,22 +43,28 @@ from .pyomo_build import linear_objective_model
 from .solvers.base import OPTIMAL
 
 
-def _block_model(problem: Problem, rows: list[int]) -> CompiledModel:
-    """Block subproblem ``max λ·x`` over ``rows``: objective = the cost ``λ`` (``Q = I``)."""
+def _block_model(
+    problem: Problem, rows: list[int], objective: tuple[np.ndarray, sp.csr_matrix, list] | None = None
+) -> CompiledModel:
+    """Block subproblem ``max λ·x`` over ``rows``: objective = the cost ``λ`` (``Q = I``). The
+    variables' names, bounds and types, and the objective's arrays (``objective``: zeros, the
+    identity and the cost keys) are shared with the parent and the other blocks, not copied: a decomposition into
+    ``m`` blocks holds ``O(n)`` of them, not ``O(m·n)`` (bounds added to a block are new arrays)."""
     cm = problem.compiled
     n = cm.num_vars
+    zeros, identity, keys = objective or (np.zeros(n), sp.identity(n, format="csr"), list(range(n)))
     return CompiledModel(
-        var_names=list(cm.var_names),
-        var_lb=cm.var_lb.copy(),
-        var_ub=cm.var_ub.copy(),
-        var_type=cm.var_type.copy(),
+        var_names=cm.var_names,
+        var_lb=cm.var_lb,
+        var_ub=cm.var_ub,
+        var_type=cm.var_type,
         sense="max",
-        q0=np.zeros(n),
-        Q=sp.identity(n, format="csr"),
+        q0=zeros,
+        Q=identity,
         k0=0.0,
-        r=np.zeros(n),
+        r=zeros,
         rows=[cm.rows[k] for k in rows],
-        cost_keys=list(range(n)),
+        cost_keys=keys,
     )
 
 
@@ -110,6 +116,18 @@ class BlockSolver:
             out[...] = x
             return out
         return x
+
+    def argmax_on(self, lam: np.ndarray, support: np.ndarray) -> np.ndarray:
+        """Optimal copies on the block's ``support`` ``(B, s)`` for objectives given there
+        (``(B, s)``, zero off the support, whose copies then only meet their bounds): the oracle's
+        own where it solves supports, else a whole-vector solve."""
+        if self.oracle is not None:
+            x = self.oracle.argmax_on(lam, support)
+            if x is not None:
+                return x
+        dense = np.zeros((lam.shape[0], self.block.compiled.num_vars))
+        dense[:, support] = lam
+        return self.argmax(dense)[:, support]
 
 
 @dataclass
@@ -176,7 +194,9 @@ class Blocks:
 
     def __init__(self, problem: Problem, groups: list[list[int]]) -> None:
         self.problem = problem
-        self.blocks = [Block(k, rows, _block_model(problem, rows), problem) for k, rows in enumerate(groups)]
+        n = problem.num_vars
+        objective = (np.zeros(n), sp.identity(n, format="csr"), list(range(n)))
+        self.blocks = [Block(k, rows, _block_model(problem, rows, objective), problem) for k, rows in enumerate(groups)]
         self.inferred: dict[int, list[InferredBound]] = {}  # block -> the bounds added to it
         self._bound_blocks()
 

@@ -77,6 +77,8 @@ class CheckReport:
         The default training set's construction time per instance.
     bytes_per_instance
         The default training set's memory per instance.
+    layout
+        Where the default training set keeps its multipliers (``"sparse"``: each block's support).
     """
 
     blocks: list[BlockReport]
@@ -87,6 +89,7 @@ class CheckReport:
     dual_step: str
     seconds_per_instance: float  # LDDataset's default multipliers
     bytes_per_instance: int
+    layout: str = "dense"
 
     @staticmethod
     def _gap(bound: np.ndarray, opt: np.ndarray) -> float:
@@ -117,7 +120,7 @@ class CheckReport:
             f"  dec.dual (default, step {self.dual_step!r}): {self.dual_gap:.2%}",
             f"  the exact Lagrangian bound LD*: {self.ld_gap:.2%}",
             "training sets (LDDataset's default multipliers: one joint run of 30 Polyak steps from the "
-            f"symmetric start): {self.seconds_per_instance * 1e3:.1f} ms and "
+            f"symmetric start, {self.layout} layout): {self.seconds_per_instance * 1e3:.1f} ms and "
             f"{self.bytes_per_instance / 1e3:.1f} kB per instance",
         ]
         return "\n".join(lines)
@@ -158,7 +161,7 @@ def check(dec: Decomposition, costs: Any, *, time_limit: float = 10.0, progress:
     joint = solve_dual(dec, c, settings=TRAINING, progress=progress)
     seconds = (time.perf_counter() - t0) / len(c)
     arrays, _ = joint.to_arrays()
-    size = sum(a.nbytes for a in arrays.values()) // len(c)
+    size = sum(a.nbytes for k, a in arrays.items() if not k.startswith("support_")) // len(c)
     return CheckReport(
         blocks=blocks,
         optimum=np.where(solved, sol.objective, np.nan),
@@ -168,4 +171,5 @@ def check(dec: Decomposition, costs: Any, *, time_limit: float = 10.0, progress:
         dual_step=default.step,
         seconds_per_instance=seconds,
         bytes_per_instance=int(size),
+        layout=joint.layout,
     )

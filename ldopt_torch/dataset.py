@@ -28,6 +28,7 @@ from ldopt import cache as ldcache
 from ldopt.deprecation import renamed
 from ldopt.dual import DualMode, DualSettings, Rule, StepChoice, resolve_step
 from ldopt.dual.settings import GIVEN, TRAINING, dual_mode, refuse_beside
+from ldopt.dual.support import resolve_layout
 from ldopt.errors import CacheError, InputError
 from ldopt.parallel import clear_checkpoint
 
@@ -56,8 +57,10 @@ class LDDataset(InstanceSet):
     ``"master"``: exact multipliers by column generation, or ``"auto"``, which picks it for narrow
     blocks; [`ldopt.dual.solve_dual()`][ldopt.dual.solve_dual]).
     Items carry ``index``, ``d``, ``features``, ``costs``, ``main_objective``
-    (``λ_d = q(c) + Σ_{k≠d} μ_k``), ``main_solution`` (``x_d*``) and ``multipliers`` (``μ^(d)``,
-    ``(m-1, n)``, built per batch). `view()` selects the decomposition.
+    (``λ_d = q(c) + Σ_{k≠d} μ_k``), ``main_solution`` (``x_d*``) and, in the dense layout,
+    ``multipliers`` (``μ^(d)``, ``(m-1, n)``, built per batch; `multipliers()` builds them in
+    both). `view()` selects the decomposition. The multipliers live on each block's support where
+    that saves memory (``layout``, `ldopt.dual.support`; ``lt.PAPER`` pins the dense layout).
 
     ``dynamic``: a [`DynamicMultipliers`][ldopt_torch.DynamicMultipliers] makes [`fit()`][ldopt_torch.fit] move the
     multipliers towards the model's predictions during training (μ-form modes; off by default, see
@@ -103,11 +106,12 @@ class LDDataset(InstanceSet):
         ``dec.dual`` and used as the cache key; then ``iterations``, ``step``, ``independent``,
         ``mode``, ``solver``, ``preset`` and the dual options stay unset.
     preset
-        The defaults of what is left unset (the multipliers' start ``mu0``): ``lt.DEFAULTS``
-        (``None``: ``mu0="symmetric"``, chosen on the zoo) or ``lt.PAPER`` (``mu0=1``, the paper's).
+        The defaults of what is left unset (the multipliers' start ``mu0`` and ``layout``):
+        ``lt.DEFAULTS`` (``None``: ``mu0="symmetric"``, chosen on the zoo, and ``layout="auto"``) or
+        ``lt.PAPER`` (``mu0=1`` and the dense layout, the paper's).
     **dual_options
-        Further settings of the dual solve (``mu0``, ``tol``, ``time_limit``, ``chunk_size``; ``lr``
-        is deprecated: give the step rule its own parameter).
+        Further settings of the dual solve (``mu0``, ``layout``, ``tol``, ``time_limit``,
+        ``chunk_size``; ``lr`` is deprecated: give the step rule its own parameter).
     """
 
     def __init__(
@@ -136,7 +140,9 @@ class LDDataset(InstanceSet):
         self.decompositions = main_blocks(decompositions, dec.num_blocks)
         chunk_size = dual_options.pop("chunk_size", None)  # answers do not depend on it
         if dual is None:
-            dual_options.setdefault("mu0", preset_or_default(preset).mu0)
+            chosen = preset_or_default(preset)
+            dual_options.setdefault("mu0", chosen.mu0)
+            dual_options.setdefault("layout", chosen.layout)
             if "lr" in dual_options:
                 renamed("LDDataset(..., lr=)", "step=ldopt.dual.Polyak(alpha=...) or Adam(lr=...)")
             mode = dual_mode(mode, independent, default=DEFAULT_MODE)
@@ -153,7 +159,8 @@ class LDDataset(InstanceSet):
                 preset=(preset, None),
             )
             refuse_beside("dual=", {**keywords, **{k: (v, GIVEN) for k, v in dual_options.items()}})
-        settings = replace(dual, step=resolve_step(dec, dual.step))  # "auto" resolved for dec
+        settings = replace(dual, step=resolve_step(dec, dual.step))  # "auto" resolved for dec, then the layout
+        settings = replace(settings, layout=resolve_layout(dec, settings.layout, settings.mode, settings.step_name))
         self.dynamic = check_following(dynamic, settings.mode)
         self.dual_settings = settings
         self.settings = settings.key()
@@ -169,10 +176,12 @@ class LDDataset(InstanceSet):
         self.d = self.decompositions[0]
 
     def _use(self, result: DualResult) -> None:
-        """Serve ``result``'s multipliers, main objectives and main solutions."""
+        """Serve ``result``'s multipliers, main objectives and main solutions (the dense layout's
+        kept as tensors; the sparse layout's built per batch from the supports, ``O(n)`` each)."""
         self.result = result
-        self._main_objective = {d: float32(result.main_objective(d)) for d in self.decompositions}
-        self._main_solution = {d: float32(result.main_solution(d)) for d in self.decompositions}
+        dense = result.support is None
+        self._main_objective = {d: float32(result.main_objective(d)) for d in self.decompositions if dense}
+        self._main_solution = {d: float32(result.main_solution(d)) for d in self.decompositions if dense}
 
     def with_result(self, result: DualResult) -> LDDataset:
         """The same instances with other multipliers ``result`` (e.g. continued from these by
@@ -184,8 +193,8 @@ class LDDataset(InstanceSet):
             A dual result of this dataset's decomposition, mode and instances.
         """
         checks.instance("result", result, DualResult, "an ldopt DualResult of this training set's decomposition")
-        mine = (self.result.mode, self.result.num_instances, self.result.num_blocks, self.result.main.shape[2])
-        got = (result.mode, result.num_instances, result.num_blocks, result.main.shape[2])
+        mine = (self.result.mode, self.result.num_instances, self.result.num_blocks, self.result.num_vars)
+        got = (result.mode, result.num_instances, result.num_blocks, result.num_vars)
         if got != mine:
             raise InputError(f"result: expected (mode, instances, blocks, variables) = {mine}, got {got}")
         out = self._copy()
@@ -276,12 +285,13 @@ class LDDataset(InstanceSet):
 
     def _batch(self, idx: torch.Tensor) -> LDBatch:
         d = self.d
-        return dict(
-            index=idx,
-            d=d,
-            features=self.features[idx],
-            costs=self.costs[idx],
-            main_objective=self._main_objective[d][idx],
-            main_solution=self._main_solution[d][idx],
-            multipliers=self.multipliers(d, idx.numpy()),
-        )
+        if d in self._main_objective:
+            main, sol = self._main_objective[d][idx], self._main_solution[d][idx]
+        else:  # the sparse layout: from the supports, for this batch only
+            rows = idx.numpy()
+            main, sol = float32(self.result.main_objective(d, rows)), float32(self.result.main_solution(d, rows))
+        features, costs = self.features[idx], self.costs[idx]
+        batch = LDBatch(index=idx, d=d, features=features, costs=costs, main_objective=main, main_solution=sol)
+        if self.result.support is None:  # (m−1)·n numbers an item, mostly zero in the sparse layout
+            batch["multipliers"] = self.multipliers(d, idx.numpy())
+        return batch

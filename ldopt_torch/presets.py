@@ -10,10 +10,10 @@ A preset fills what a call leaves unset, anything given explicitly winning:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
 from ldopt import checks
-from ldopt.dual.settings import Start, start_value
+from ldopt.dual.settings import Layout, Start, start_value
 from ldopt.errors import InputError
 
 from .fit_settings import FitOptions, WarmStart, warm_start_choice
@@ -39,12 +39,16 @@ class Preset:
         on the validation regret) and LD from there, returning the better of the two on validation;
         ``"auto"`` does so for an [`LDLoss`][ldopt_torch.LDLoss] when ``val`` is given; ``"none"``
         trains from the model as it comes.
+    layout
+        Where [`LDDataset`][ldopt_torch.LDDataset]'s multipliers live: ``"auto"`` (on each block's
+        support where that is at most half of ``m × n``), ``"sparse"`` or ``"dense"`` (the paper's).
     """
 
     name: str
     mu0: float | Start
     imle_lambda: float
     warm_start: WarmStart
+    layout: Layout = "auto"
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -52,6 +56,7 @@ class Preset:
         object.__setattr__(self, "mu0", start_value("mu0", self.mu0))
         object.__setattr__(self, "imle_lambda", checks.positive("imle_lambda", self.imle_lambda))
         object.__setattr__(self, "warm_start", warm_start_choice(self.warm_start))
+        object.__setattr__(self, "layout", checks.choice("layout", self.layout, get_args(Layout)))
 
     def imle(self, **options: Any) -> IMLE:
         """The I-MLE surrogate with this preset's ``λ`` (``options`` set the rest).
@@ -85,8 +90,9 @@ def preset_or_default(preset: object) -> Preset:
     return checks.instance("preset", DEFAULTS if preset is None else preset, Preset, "lt.DEFAULTS, lt.PAPER or None")
 
 
-DEFAULTS = Preset("defaults", mu0="symmetric", imle_lambda=100.0, warm_start="auto")
+DEFAULTS = Preset("defaults", mu0="symmetric", imle_lambda=100.0, warm_start="auto", layout="auto")
 """The library's defaults, chosen on the zoo and the families (``benchmarks/bench_zoo_training.py``)."""
 
-PAPER = Preset("paper", mu0=1.0, imle_lambda=10.0, warm_start="none")
-"""The paper's settings (multipliers from ``μ = 1``, I-MLE's ``λ = 10``, training from the model as it comes)."""
+PAPER = Preset("paper", mu0=1.0, imle_lambda=10.0, warm_start="none", layout="dense")
+"""The paper's settings (multipliers from ``μ = 1`` in the dense layout, I-MLE's ``λ = 10``, training
+from the model as it comes)."""

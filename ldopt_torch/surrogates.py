@@ -127,7 +127,7 @@ class IMLE(Surrogate):
         The noise scale.
     lambd
         The interpolation step ``λ``: 100 by default, chosen on the zoo and the families (better
-        than the reference's 10 on 9 of 17 models and worse on 1, ``benchmarks/bench_zoo_imle.py``);
+        than the reference's 10 on 8 of 17 models and worse on 2, ``benchmarks/bench_zoo_imle.py``);
         ``lt.PAPER.imle()`` is the reference's.
     distribution
         The noise law (any ``sample(shape, device=, dtype=)`` stream); ``None``: sum-of-gamma with

@@ -297,11 +297,14 @@ def test_dual_without_a_primal_value_keeps_iterating_on_a_minimisation():
     model = linear_model(A, lo, hi, np.zeros(agents * J), np.ones(agents * J), sense=pyo.minimize)
     p = ldopt.Problem.from_pyomo(model, model.c)
     costs = rng.uniform(1, 10, (6, agents * J))
-    r = ldopt.decompose(p).dual(costs, iterations=200, step="polyak", progress=False)
+    r = ldopt.decompose(p).dual(costs, iterations=200, step="polyak", progress=False, layout="dense")
     opt = p.solve(costs, solver="highs").objective
     assert r.iterations > 50
     assert (r.bound <= opt + 1e-9).all()
     assert ((opt - r.bound) / opt).mean() < 0.05
+    # on the supports the copies agree sooner: the exact optimum, and the run stops there
+    s = ldopt.decompose(p).dual(costs, iterations=200, step="polyak", progress=False, layout="sparse")
+    assert (s.bound <= opt + 1e-9).all() and np.allclose(s.bound, opt, rtol=1e-6)
 
 
 def test_describe_names_each_blocks_rows_and_how_it_is_solved():
@@ -383,16 +386,18 @@ def test_the_shared_dual_closes_the_gap_on_rosters_and_covers():
 
 @pytest.mark.parametrize("mode", ["independent", "joint"])
 def test_a_symmetric_start_begins_at_the_shared_bound_and_stays_valid(mode):
-    """``mu0="symmetric"`` gives every block ``q/m`` at the start: the μ-form runs' first bound is the
-    shared solve's first bound; every bound is a valid (weak-duality) bound; and on a set cover with
-    30 rows, where μ = 1 starts far off, 30 joint steps get close."""
+    """``mu0="symmetric"`` gives every block ``q/m`` at the start (``q_j/c_j`` on the supports in the
+    sparse layout): the μ-form runs' first bound is the shared solve's first bound in that layout;
+    every bound is a valid (weak-duality) bound; and on a set cover with 30 rows, where μ = 1
+    starts far off, 30 joint steps get close."""
     d = set_cover.gen_data(8, sets=20, elements=15, seed=4)
     m = set_cover.build_model(d.membership)
     p = ldopt.Problem.from_pyomo(m, m.c)
     dec = ldopt.decompose(p)
     opt = p.solve(d.costs, solver="highs").objective
-    shared = dec.dual(d.costs, iterations=1, mode="shared", step="polyak", progress=False)
     sym = dec.dual(d.costs, iterations=30, mode=mode, mu0="symmetric", step="polyak", progress=False)
+    # in either layout (independent runs are dense; joint ones here on the supports: q_j / c_j)
+    shared = dec.dual(d.costs, iterations=1, mode="shared", step="polyak", layout=sym.layout, progress=False)
     np.testing.assert_allclose(sym.history[0], shared.history[0], rtol=1e-9, atol=1e-9)
     assert (sym.bound <= opt + 1e-7).all()
     one = dec.dual(d.costs, iterations=30, mode=mode, mu0=1.0, step="polyak", progress=False)

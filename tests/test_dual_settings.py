@@ -61,9 +61,10 @@ def test_the_default_step_is_auto_master_on_narrow_rows_polyak_on_wide(mkp):
 
 
 def test_the_paper_start_keeps_the_key_caches_were_written_with():
-    assert DualSettings(step="polyak", mu0=1.0).key() == dict(
+    assert DualSettings(step="polyak", mu0=1.0, layout="dense").key() == dict(
         iterations=300, mode="shared", step="polyak", lr=2.0, mu0=1.0, tol=1e-6, time_limit=None, solver="auto"
     )
+    assert DualSettings(step="polyak", mu0=1.0, layout="sparse").key()["layout"] == "sparse"
     assert DualSettings(step="adam").key()["lr"] == 0.01
     assert DualSettings(step=Adam(lr=0.3)).key() == DualSettings(step="adam", lr=0.3).key()
 

@@ -4,6 +4,8 @@ the warm start's promise — the model returned is never worse on validation tha
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 torch = pytest.importorskip("torch", reason="ldopt_torch needs torch (pip install 'ldopt[torch]')")
@@ -39,14 +41,15 @@ def _fit(small, loss=None, epochs=12, **kw):
 def test_the_paper_preset_keeps_the_key_the_caches_were_written_with(small):
     dec, data, _ = small
     assert DualSettings().mu0 == "symmetric" and lt.DEFAULTS.mu0 == "symmetric"
-    assert DualSettings(step="polyak", mu0=lt.PAPER.mu0).key() == dict(
+    assert DualSettings(step="polyak", mu0=lt.PAPER.mu0, layout=lt.PAPER.layout).key() == dict(
         iterations=300, mode="shared", step="polyak", lr=2.0, mu0=1.0, tol=1e-6, time_limit=None, solver="auto"
     )
     F, C = data.features.numpy(), data.costs_np
     paper = lt.LDDataset(dec, F, C, iterations=5, progress=False, preset=lt.PAPER)
     assert paper.settings == dict(data.settings, mu0=1.0) and data.settings["mu0"] == "symmetric"
     training = ldopt.dual.settings.TRAINING  # what ldopt.check times
-    assert lt.LDDataset(dec, F[:2], C[:2], progress=False).settings == training.key()
+    default = lt.LDDataset(dec, F[:2], C[:2], progress=False)
+    assert default.settings == replace(training, layout=default.result.layout).key()
     mine = lt.LDDataset(dec, F, C, iterations=5, progress=False, preset=lt.PAPER, mu0=0.5)
     assert mine.settings["mu0"] == 0.5  # explicit wins over the preset
     with pytest.raises(ldopt.InputError, match="preset: expected them inside dual="):

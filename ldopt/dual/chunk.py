@@ -11,11 +11,34 @@ import numpy as np
 from ..decomposition import Blocks
 from ..errors import DecompositionError
 from ..primal import PrimalHeuristic
-from .forms import Joint, MuForm, Shared
+from .forms import Form, Joint, MuForm, Shared
 from .master import column_generation
 from .result import DualResult, pad_rows
 from .run import subgradient_run
 from .settings import DualSettings, Master
+from .sparse_forms import SparseJoint, SparseShared
+from .support import Support, box_of
+
+CHUNK_BYTES = 2**27
+"""The size of one instance-by-copies array of a chunk that `solve_dual`'s threads aim at: a
+chunk of ``b`` instances holds about ten such arrays while it runs."""
+
+
+def chunk_rows(dec: Blocks, settings: DualSettings) -> int:
+    """Instances per chunk so that one of its arrays of copies stays near
+    [`CHUNK_BYTES`][ldopt.dual.chunk.CHUNK_BYTES] (the threads run several chunks each where
+    more are needed; the answer does not depend on it).
+
+    Parameters
+    ----------
+    dec
+        The decomposition.
+    settings
+        The dual's settings (a resolved layout).
+    """
+    n = dec.num_vars
+    width = 2 * Support.of(dec).nnz + n if settings.layout == "sparse" else 2 * dec.num_blocks * n
+    return max(1, CHUNK_BYTES // (8 * width))
 
 
 def solve_chunk(
@@ -52,11 +75,15 @@ def solve_chunk(
         return _master_chunk(dec, q, offset, settings, solvers, heuristic, deadline, bar, warm, t0)
     p_val = np.full(B, -np.inf)
     p_x = np.full((B, n), np.nan)
-    forms = (
-        [MuForm(m, d) for d in range(m)]
-        if settings.mode == "independent"
-        else [Joint(m) if settings.mode == "joint" else Shared(m)]
-    )
+    support = Support.of(dec) if settings.layout == "sparse" else None
+    forms: list[Form]
+    if settings.mode == "independent":
+        forms = [MuForm(m, d) for d in range(m)]
+    elif support is not None:
+        lb, ub = box_of(dec)
+        forms = [SparseJoint(support, lb, ub) if settings.mode == "joint" else SparseShared(support, lb, ub)]
+    else:
+        forms = [Joint(m) if settings.mode == "joint" else Shared(m)]
     independent = settings.mode == "independent"
     starts = [None if warm is None else warm[:, d] if independent else warm for d in range(len(forms))]
     runs = [
@@ -73,7 +100,7 @@ def solve_chunk(
     else:
         (r,) = runs
         lam, main_x, bounds = r.lam, r.main_x, r.bounds
-        main = lam if settings.mode == "shared" else r.main
+        main = lam if settings.mode == "shared" and support is None else r.main
     used = max(r.done for r in runs)
     hist = np.full((used, B), np.inf)
     for r in runs:  # the best bound over all runs, per iteration
@@ -93,6 +120,8 @@ def solve_chunk(
         seconds=time.perf_counter() - t0,
         step=settings.step_name,
         solvers=[s.name for s in solvers],
+        support=support,
+        box_x=runs[0].box_x if support is not None else None,
     )
 
 

@@ -18,8 +18,11 @@ arrays carry the instances of a chunk in their first axis (``b``).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Any
 
 import numpy as np
+
+from ..primal import PrimalHeuristic
 
 
 def _mu_start(q: np.ndarray, m: int, count: int, mu0: float | str) -> np.ndarray:
@@ -52,6 +55,24 @@ class Form(ABC):
     @abstractmethod
     def objectives(self, theta: np.ndarray, q: np.ndarray) -> np.ndarray:
         """The objective of each solve: ``(b, S, n)``."""
+
+    def buffer(self, b: int, n: int) -> np.ndarray:
+        """An array for the solutions of ``b`` instances (`evaluate` writes into it)."""
+        return np.empty((b, len(self.solves()), n))
+
+    def evaluate(self, solvers: list[Any], obj: np.ndarray, X: np.ndarray) -> np.ndarray:
+        """Solve every subproblem for ``obj`` (the block solvers of the decomposition), writing the
+        solutions into ``X``; their optimal values ``(b, S)``."""
+        for s, k in enumerate(self.solves()):
+            solvers[k].argmax(obj[:, s], out=X[:, s])
+        return np.einsum("bsn,bsn->bs", obj, X)
+
+    def offer_primal(
+        self, heuristic: PrimalHeuristic, q: np.ndarray, X: np.ndarray, p_val: np.ndarray, p_x: np.ndarray,
+        idx: np.ndarray,
+    ) -> None:  # fmt: skip
+        """Improve the best primal values ``p_val[idx]`` (points ``p_x``) from the solutions ``X``."""
+        heuristic.update(q, X, p_val, p_x, idx)
 
     @abstractmethod
     def bounds(self, values: np.ndarray) -> np.ndarray:

@@ -38,8 +38,12 @@ import numpy as np
 from .. import checks
 from ..decomposition import Blocks
 from ..errors import SolverError
+from ..oracles.row_groups import row_groups
 from ..solvers.highs import quiet_highs
 from .settings import Adam, Master, Polyak, Rule, StepChoice, StepRule
+from .sparse_forms import box_argmax
+from .support import Support, box_of
+from .support import supports as supports_of
 
 MASTER_WIDTH = 32
 """``step="auto"`` runs column generation where no block touches more variables than this."""
@@ -68,18 +72,8 @@ def resolve_step(dec: Blocks, step: Rule | StepChoice) -> Rule | StepRule:
     step = checks.choice("step", step, get_args(StepChoice))
     if step != "auto":
         return cast(StepRule, step)
-    widest = max((len(s) for s in _supports(dec)), default=0)
+    widest = max((len(s) for s in supports_of(dec)), default=0)
     return "master" if widest <= MASTER_WIDTH else "polyak"
-
-
-def _supports(dec: Blocks) -> list[np.ndarray]:
-    """The variables each block's rows touch (its linear and quadratic terms)."""
-    out = []
-    for b in dec.blocks:
-        idx = [r.index for r in b.compiled.rows]
-        idx += [np.flatnonzero(np.abs(r.P).sum(axis=0) > 0) for r in b.compiled.rows if r.P is not None]
-        out.append(np.unique(np.concatenate(idx)).astype(int) if idx else np.zeros(0, dtype=int))
-    return out
 
 
 class _Master:
@@ -122,15 +116,21 @@ class _Master:
         self.columns = 0
         self.scale = 1.0  # the largest magnitude of a column's entry: the slacks' scale
 
-    def add(self, k: int, x: np.ndarray) -> None:
-        """Point ``x`` of block ``k``: −x on its link rows, 1 on its convexity row."""
-        s = self.supports[k]
-        rows = np.r_[self.first[k] + np.arange(len(s)), self.links + k].astype(np.int32)
-        vals = np.r_[-x[s], 1.0]
+    def add(self, X: np.ndarray) -> None:
+        """Every block's point ``X[k]`` ``(m, n)``, one column each (one call): −x on the block's
+        link rows, 1 on its convexity row."""
+        m = len(self.supports)
+        flat = np.concatenate([X[k, s] for k, s in enumerate(self.supports)])
+        rows = np.r_[np.arange(self.links), self.links + np.arange(m)].astype(np.int32)
+        vals = np.r_[-flat, np.ones(m)]
+        owner = np.r_[np.repeat(np.arange(m), np.diff(self.first)), np.arange(m)]
+        order = np.argsort(owner, kind="stable")  # column by column
+        keep = order[vals[order] != 0]
         self.scale = max(self.scale, float(np.abs(vals).max()))
-        keep = vals != 0
-        self.h.addCol(0.0, 0.0, highspy.kHighsInf, int(keep.sum()), rows[keep], vals[keep])
-        self.columns += 1
+        starts = np.searchsorted(owner[keep], np.arange(m)).astype(np.int32)
+        inf = highspy.kHighsInf
+        self.h.addCols(m, np.zeros(m), np.zeros(m), np.full(m, inf), len(keep), starts, rows[keep], vals[keep])
+        self.columns += m
 
     def penalise(self, penalty: float) -> None:
         """Set the slacks' cost to ``−penalty``."""
@@ -189,16 +189,17 @@ def column_generation(
     B, n = q.shape
     m = dec.num_blocks
     cm = dec.problem.compiled
-    supports = _supports(dec)
+    supports = supports_of(dec)
+    price = _Pricing(dec, solvers)
     penalty = np.maximum(np.abs(q).sum(axis=1), 1.0)
     penalty0 = penalty.copy()
     masters = [_Master(q[b], cm.var_lb, cm.var_ub, supports, penalty[b]) for b in range(B)]
     best_lam = np.repeat(q[:, None, :] / m, m, axis=1)
     best_X = np.zeros((B, m, n))
-    best = _price(solvers, best_lam, best_X, masters, np.arange(B))
+    best = price(best_lam, best_X, masters, np.arange(B))
     if start is not None:
         X = np.zeros((B, m, n))
-        warm = _price(solvers, start, X, masters, np.arange(B))
+        warm = price(start, X, masters, np.arange(B))
         use = warm < best
         best[use], best_lam[use], best_X[use] = warm[use], start[use], X[use]
     cert = np.full(B, -np.inf)
@@ -224,12 +225,12 @@ def column_generation(
         its[idx] += 1
         point = lam if smoothing == 0 else smoothing * best_lam[idx] + (1 - smoothing) * lam
         X = np.zeros((len(idx), m, n))
-        bounds = _price(solvers, point, X, masters, idx)
+        bounds = price(point, X, masters, idx)
         if smoothing:  # where the smoothed point does not improve, price the master's own duals too
             stuck = np.flatnonzero(bounds >= best[idx])
             if len(stuck):
                 Xs = np.zeros((len(stuck), m, n))
-                direct = _price(solvers, lam[stuck], Xs, masters, idx[stuck])
+                direct = price(lam[stuck], Xs, masters, idx[stuck])
                 imp = direct < bounds[stuck]
                 bounds[stuck[imp]], point[stuck[imp]], X[stuck[imp]] = direct[imp], lam[stuck[imp]], Xs[imp]
         better = bounds < best[idx]
@@ -263,11 +264,31 @@ def _spread(link: np.ndarray, supports: list[np.ndarray], first: np.ndarray, q: 
     return lam
 
 
-def _price(solvers: list[Any], lam: np.ndarray, X: np.ndarray, masters: list[_Master], idx: np.ndarray) -> np.ndarray:
-    """Solve every block at ``lam`` ``(b, m, n)`` for instances ``idx`` into ``X`` ``(b, m, n)``,
-    add each block's point to its master, and return the Lagrangian bounds ``Σ_k max λ_k·x``."""
-    for k, s in enumerate(solvers):
-        s.argmax(lam[:, k], out=X[:, k])
+class _Pricing:
+    """How a round prices every block: the closed-form rows by groups of one shape on their
+    supports (`ldopt.oracles.row_groups`), their copies off the supports at the best bound of the
+    box; the other blocks one by one."""
+
+    def __init__(self, dec: Blocks, solvers: list[Any]) -> None:
+        self.solvers, self.sup = solvers, Support.of(dec)
+        self.groups, self.single = row_groups(solvers, self.sup)
+        self.grouped = [k for g in self.groups for k in g.blocks]
+        self.at = np.isin(self.sup.owner, self.grouped)
+        self.lb, self.ub = box_of(dec)
+
+    def __call__(self, lam: np.ndarray, X: np.ndarray, masters: list[_Master], idx: np.ndarray) -> np.ndarray:
+        """Solve every block at ``lam`` ``(b, m, n)`` for instances ``idx`` into ``X`` ``(b, m, n)``,
+        add each block's point to its master, and return the Lagrangian bounds ``Σ_k max λ_k·x``."""
+        if self.groups:
+            sup = self.sup
+            flat_x = np.empty((len(lam), sup.nnz))
+            flat_lam = lam[:, sup.owner, sup.indices]
+            for group in self.groups:
+                group.solve(flat_lam, flat_x)
+            X[:, self.grouped] = box_argmax(lam[:, self.grouped], self.lb, self.ub)
+            X[:, sup.owner[self.at], sup.indices[self.at]] = flat_x[:, self.at]
+        for k in self.single:
+            self.solvers[k].argmax(lam[:, k], out=X[:, k])
         for t, b in enumerate(idx):
-            masters[b].add(k, X[t, k])
-    return np.einsum("bkn,bkn->b", lam, X)
+            masters[b].add(X[t])
+        return np.einsum("bkn,bkn->b", lam, X)

@@ -3,27 +3,30 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
+from .. import checks
 from ..errors import InputError
 from .settings import DualMode
+from .support import Support
 
 
 @dataclass
 class DualResult:
     """Multipliers, bounds and main solutions for ``B`` instances of an ``m``-block decomposition.
 
-    What is stored depends on the mode (memory grows as ``B·m·n`` except for ``"independent"``):
-
-    * ``lam``: shared — the symmetric ``λ`` ``(B, m, n)``; joint — each block's ``λ_k`` when it is
-      not the main block ``(B, m, n)``; independent — every run's ``λ`` ``(B, m, m, n)`` (run ``d``,
-      block ``k``), ``B·m²·n`` floats;
-    * ``main``: the main objective ``λ_d = q(c) + Σ_{k≠d} μ_k^(d)`` of every decomposition
-      ``(B, m, n)`` (for shared it is ``lam`` itself);
-    * ``main_x``: the main solution ``x_d*`` of every decomposition ``(B, m, n)``;
-    * ``run_bounds``: ``(B, 1)`` for shared (every decomposition has the same bound), else ``(B, m)``.
+    What is stored depends on the mode and the layout; `main_objective()`, `main_solution()`,
+    `multipliers()` and `lambdas_of()` return the same dense arrays in both layouts. Dense (memory
+    ``B·m·n``; ``B·m²·n`` for ``"independent"``): ``lam`` is the shared ``λ``, the joint run's
+    ``λ_k`` of every block when not main, or every independent run's ``λ`` ``(B, m, m, n)``;
+    ``main`` every decomposition's main objective ``λ_d = q(c) + Σ_{k≠d} μ_k^(d)`` ``(B, m, n)``
+    (shared: ``lam``); ``main_x`` the main solutions ``(B, m, n)``; ``run_bounds`` ``(B, 1)`` for
+    shared, else ``(B, m)``. Sparse (``support`` set, `ldopt.dual.support`; memory ``B·(nnz + n)``
+    with ``nnz = Σ_k |S_k|``): ``lam`` ``(B, nnz)`` holds each ``λ_k`` on its support (zero
+    elsewhere); ``main`` ``(B, n)`` is ``q(c) − Σ_k λ_k`` (decomposition ``d``'s main objective is
+    ``main`` plus ``λ_d``); ``main_x`` ``(B, nnz)`` the main solutions on the supports, ``box_x`` off.
 
     Parameters
     ----------
@@ -32,8 +35,7 @@ class DualResult:
     mode
         ``"shared"``, ``"independent"`` or ``"joint"``.
     lam
-        The multipliers: shared ``(B, m, n)``, independent ``(B, m, m, n)`` (one set per run), joint ``(B, m, n)``
-        penalties.
+        The multipliers (see above; user's sense).
     main
         The main objectives ``λ_d`` (user's sense).
     main_x
@@ -58,6 +60,10 @@ class DualResult:
         Chunks solved by this call (with an executor or a checkpoint).
     chunks_loaded
         Chunks loaded from the checkpoint.
+    support
+        The sparse layout's supports, or ``None`` (dense).
+    box_x
+        The sparse layout's main solutions off the supports ``(B, n)``.
     """
 
     sense: str
@@ -75,6 +81,8 @@ class DualResult:
     solvers: list[str] = field(default_factory=list)
     chunks_computed: int = 1
     chunks_loaded: int = 0
+    support: Support | None = None
+    box_x: np.ndarray | None = None
 
     @property
     def independent(self) -> bool:
@@ -89,7 +97,17 @@ class DualResult:
     @property
     def num_blocks(self) -> int:
         """``m``: the blocks of the decomposition."""
-        return self.main.shape[1]
+        return self.main.shape[1] if self.support is None else self.support.num_blocks
+
+    @property
+    def num_vars(self) -> int:
+        """``n``: the problem's variables."""
+        return self.main.shape[-1]
+
+    @property
+    def layout(self) -> Literal["dense", "sparse"]:
+        """``"dense"`` or ``"sparse"`` (multipliers and solutions on the blocks' supports)."""
+        return "dense" if self.support is None else "sparse"
 
     def _d(self, d: Any) -> int:
         if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or not 0 <= d < self.num_blocks:
@@ -117,26 +135,8 @@ class DualResult:
         """Symmetric multipliers ``(B, m, n)`` of the shared solve (they sum to ``q(c)``)."""
         if self.mode != "shared":
             raise InputError(f"lambdas: {self.mode} runs have one λ per decomposition; use lambdas_of(d)")
-        return self.lam
-
-    def _index(self, index: Any) -> Any:
-        """``index`` checked as instances of this result: ``None`` (all), a slice, indices or a mask."""
-        if index is None:
-            return slice(None)
-        if isinstance(index, slice):
-            return index
-        what = f"instances of [0, {self.num_instances}) (a slice, indices or a mask)"
-        try:
-            arr = None if isinstance(index, (bool, np.bool_)) else np.asarray(index)
-        except ValueError:  # a ragged list
-            arr = None
-        if arr is None or arr.dtype.kind not in "biu" or arr.ndim != 1:
-            raise InputError(f"index: expected {what}, got {index!r}")
-        try:
-            np.arange(self.num_instances)[arr]
-        except IndexError:
-            raise InputError(f"index: expected {what}, got {index!r}") from None
-        return arr
+        # sparse: the cost of the variables no block touches is spread over the blocks
+        return self.lam if self.support is None else self.support.to_dense(self.lam, self.main / self.num_blocks)
 
     def lambdas_of(self, d: int, index: Any = None) -> np.ndarray:
         """Decomposition ``d``'s symmetric multipliers ``(B, m, n)`` (they sum to ``q(c)``);
@@ -150,7 +150,11 @@ class DualResult:
             The instances (a slice, mask or indices); ``None``: all.
         """
         d = self._d(d)
-        sel = self._index(index)
+        sel = checks.instances("index", index, self.num_instances)
+        if self.support is not None:
+            lam = self.support.to_dense(self.lam[sel])
+            lam[:, d] = self.main_objective(d, sel)
+            return lam
         if self.mode == "independent":
             return self.lam[sel, d]
         lam = self.lam[sel]
@@ -172,29 +176,41 @@ class DualResult:
         """
         d = self._d(d)
         keep = [k for k in range(self.num_blocks) if k != d]
-        sel = self._index(index)
+        sel = checks.instances("index", index, self.num_instances)
+        if self.support is not None:
+            return -self.support.to_dense(self.lam[sel])[:, keep]
         lam = self.lam[sel, d] if self.mode == "independent" else self.lam[sel]
         return -lam[:, keep]
 
-    def main_objective(self, d: int) -> np.ndarray:
+    def main_objective(self, d: int, index: Any = None) -> np.ndarray:
         """``q(c) + Σ_{k≠d} μ_k`` — the main subproblem's objective: ``(B, n)``.
 
         Parameters
         ----------
         d
             A main block (decomposition) index.
+        index
+            The instances (a slice, mask or indices); ``None``: all.
         """
-        return self.main[:, self._d(d)]
+        d, sel = self._d(d), checks.instances("index", index, self.num_instances)
+        if self.support is None:
+            return self.main[sel, d]
+        return self.support.with_block(self.main[sel], self.lam[sel], d, add=True)
 
-    def main_solution(self, d: int) -> np.ndarray:
+    def main_solution(self, d: int, index: Any = None) -> np.ndarray:
         """``x_d*(μ^(d), c)``: ``(B, n)``.
 
         Parameters
         ----------
         d
             A main block (decomposition) index.
+        index
+            The instances (a slice, mask or indices); ``None``: all.
         """
-        return self.main_x[:, self._d(d)]
+        d, sel = self._d(d), checks.instances("index", index, self.num_instances)
+        if self.support is None or self.box_x is None:
+            return self.main_x[sel, d]
+        return self.support.with_block(self.box_x[sel], self.main_x[sel], d)
 
     @property
     def gap(self) -> np.ndarray:
@@ -205,7 +221,8 @@ class DualResult:
 
     def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """The result as arrays and a JSON-able header (see [`ldopt.cache`][ldopt.cache])."""
-        arrays = {k: getattr(self, k) for k in self._ARRAYS if not (k == "main" and self.mode == "shared")}
+        dense = self.support is None
+        arrays = {k: getattr(self, k) for k in self._ARRAYS if not (k == "main" and self.mode == "shared" and dense)}
         header = dict(
             sense=self.sense,
             mode=self.mode,
@@ -214,6 +231,9 @@ class DualResult:
             step=self.step,
             solvers=list(self.solvers),
         )
+        if self.support is not None and self.box_x is not None:
+            arrays = {**arrays, **self.support.to_arrays(), "box_x": self.box_x}
+            header["layout"] = "sparse"
         return arrays, header
 
     @classmethod
@@ -227,21 +247,20 @@ class DualResult:
         header
             Its JSON header.
         """
-        main = arrays["lam"] if header["mode"] == "shared" else arrays["main"]
+        sparse = header.get("layout", "dense") == "sparse"
+        main = arrays["lam"] if header["mode"] == "shared" and not sparse else arrays["main"]
+        kept: dict[str, Any] = {k: arrays[k] for k in cls._ARRAYS if k != "main"}
         return cls(
             sense=header["sense"],
             mode=header["mode"],
-            lam=arrays["lam"],
             main=main,
-            main_x=arrays["main_x"],
-            run_bounds=arrays["run_bounds"],
-            history=arrays["history"],
-            primal_objective=arrays["primal_objective"],
-            primal_x=arrays["primal_x"],
             iterations=int(header["iterations"]),
             seconds=float(header["seconds"]),
             step=header["step"],
             solvers=list(header["solvers"]),
+            support=Support.from_arrays(arrays, main.shape[-1]) if sparse else None,
+            box_x=arrays["box_x"] if sparse else None,
+            **kept,
         )
 
     @classmethod
@@ -257,23 +276,21 @@ class DualResult:
             return parts[0]
         it = max(p.iterations for p in parts)
         first = parts[0]
-        cat = lambda name: np.concatenate([getattr(p, name) for p in parts])  # noqa: E731
-        main = None if first.mode == "shared" else cat("main")
-        lam = cat("lam")
+        own_main = first.mode != "shared" or first.support is not None  # else main is lam
+        names = [k for k in cls._ARRAYS if k != "history" and (k != "main" or own_main)]
+        names += [] if first.box_x is None else ["box_x"]
+        cats: dict[str, Any] = {k: np.concatenate([getattr(p, k) for p in parts]) for k in names}
+        cats.setdefault("main", cats["lam"])  # the dense shared layout's main objectives are its λ
         return cls(
             sense=first.sense,
             mode=first.mode,
-            lam=lam,
-            main=lam if main is None else main,
-            main_x=cat("main_x"),
-            run_bounds=cat("run_bounds"),
             history=np.concatenate([pad_rows(p.history, it) for p in parts], axis=1),
-            primal_objective=cat("primal_objective"),
-            primal_x=cat("primal_x"),
             iterations=it,
             seconds=max(p.seconds for p in parts),
             step=first.step,
             solvers=first.solvers,
+            support=first.support,
+            **cats,
         )
 
 

@@ -57,7 +57,8 @@ class _Polyak:
         self.stall[idx[stalled]] = 0
         self.alpha[idx] = a
         target = np.where(np.isfinite(target_p), target_p, best - 0.05 * np.maximum(np.abs(best), magnitude))
-        g *= (a * np.maximum(score - target, 0.0) / np.maximum(gn2, 1e-18))[:, None, None]
+        t = a * np.maximum(score - target, 0.0) / np.maximum(gn2, 1e-18)
+        g *= t.reshape((-1,) + (1,) * (g.ndim - 1))
         return g
 
 
@@ -117,6 +118,7 @@ class RunResult:
     bounds: np.ndarray  # (b, R)
     history: np.ndarray  # (done, b): the kept score per bound (the bound; a joint run's mean bound)
     done: int
+    box_x: np.ndarray | None = None  # the sparse layout's main solutions off the supports (b, n)
 
 
 def _step_rule(settings: DualSettings, shape: tuple[int, ...]) -> _Polyak | _Adam:
@@ -144,14 +146,13 @@ def subgradient_run(
     """Optimise ``form``'s multipliers for objectives ``q`` ``(b, n)``; improves ``p_val``/``p_x``.
     ``warm``: multipliers a run kept (max form) to start from instead of ``settings.mu0``."""
     B, n = q.shape
-    blocks = form.solves()
     theta = form.start(q, settings.mu0) if warm is None else form.resume(warm, q)
     kept = _Kept(B)
     history: list[np.ndarray] = []  # grown per iteration: a large cap under a time limit allocates nothing
     rule = _step_rule(settings, theta.shape)
     active = np.ones(B, dtype=bool)
     runs = form.runs()
-    buffer = np.empty((B, len(blocks), n))  # the solutions, written in place by the block solvers
+    buffer = form.buffer(B, n)  # the solutions, written in place by the block solvers
     done = 0
     for it in range(settings.iterations):
         idx = np.flatnonzero(active)
@@ -161,17 +162,16 @@ def subgradient_run(
         th, qq = (theta, q) if every else (theta[idx], q[idx])
         obj = form.objectives(th, qq)
         X = buffer[: len(idx)]
-        for s, k in enumerate(blocks):
-            solvers[k].argmax(obj[:, s], out=X[:, s])
-        values = np.einsum("bsn,bsn->bs", obj, X)
+        values = form.evaluate(solvers, obj, X)
         bnd = form.bounds(values)
         score = form.score(bnd)
         better = kept.offer(form, idx, score, bnd, (th, qq, obj, X))
-        heuristic.update(qq, X, p_val, p_x, idx)
+        form.offer_primal(heuristic, qq, X, p_val, p_x, idx)
         history.append(kept.best / runs)
         done = it + 1
         g = form.subgradient(X)  # a new array: the rule may scale it in place
-        gn2 = np.einsum("bkn,bkn->b", g, g)
+        flat = g.reshape(len(g), -1)
+        gn2 = np.einsum("bi,bi->b", flat, flat)
         target_p = runs * p_val[idx]
         gap = kept.best[idx] - target_p
         # no primal value yet (p = -inf, gap = inf): only agreement of the copies stops an instance
@@ -186,8 +186,8 @@ def subgradient_run(
         active[idx[finished]] = False
         if bar is not None:
             _advance(bar, it, kept.bounds, p_val, active)
-    lam, main, main_x = kept.arrays if kept.arrays else (np.zeros(0),) * 3
-    return RunResult(lam, main, main_x, kept.bounds, np.array(history).reshape(done, B), done)
+    lam, main, main_x, *box = kept.arrays if kept.arrays else (np.zeros(0),) * 3
+    return RunResult(lam, main, main_x, kept.bounds, np.array(history).reshape(done, B), done, *box)
 
 
 def _advance(bar: Any, it: int, bounds: np.ndarray, p_val: np.ndarray, active: np.ndarray) -> None:

@@ -13,6 +13,7 @@ from ..errors import InputError
 DualMode = Literal["shared", "independent", "joint"]
 StepRule = Literal["polyak", "adam", "master"]
 StepChoice = Literal["polyak", "adam", "master", "auto"]  # "auto": resolved per decomposition (resolve_step)
+Layout = Literal["auto", "dense", "sparse"]  # where multipliers and copies live (ldopt.dual.support)
 Start = Literal["symmetric"]  # the μ-form's start at the shared λ = q/m (see solve_dual)
 SolverChoice = str | tuple[str, ...] | tuple[tuple[int, str], ...]  # all blocks, one per block, {block: name}
 
@@ -221,6 +222,9 @@ class DualSettings:
         Seconds per instance, or ``None`` (a chunk of ``b`` instances stops after ``time_limit × b``).
     solver
         The block solvers: a name, one per block, or ``{block: name}``.
+    layout
+        Where multipliers and copies live: ``"sparse"`` (on each block's support), ``"dense"`` or
+        ``"auto"`` ([`resolve_layout()`][ldopt.dual.support.resolve_layout]).
     """
 
     iterations: int = 300
@@ -231,6 +235,7 @@ class DualSettings:
     tol: float = 1e-6
     time_limit: float | None = None
     solver: SolverChoice = "auto"
+    layout: Layout = "auto"
 
     def __post_init__(self) -> None:
         lr = checks.positive_or_none("lr", self.lr)
@@ -244,6 +249,7 @@ class DualSettings:
             tol=checks.nonnegative("tol", self.tol),
             time_limit=checks.positive_or_none("time_limit", self.time_limit, " (seconds)"),
             solver=solver_choice(self.solver),
+            layout=checks.choice("layout", self.layout, get_args(Layout)),
         )
         for key, value in fields.items():
             object.__setattr__(self, key, value)
@@ -284,6 +290,8 @@ class DualSettings:
         )
         if isinstance(rule, Polyak) and rule.patience is not None:
             out["patience"] = rule.patience
+        if self.layout != "dense":  # the dense layout's keys stay what they were before layouts
+            out["layout"] = self.layout
         return out
 
 

@@ -26,10 +26,11 @@ from ..deprecation import renamed
 from ..errors import InputError
 from ..progress import counting_bar
 from ..threads import map_ranges, num_threads, split
-from .chunk import solve_chunk
+from .chunk import chunk_rows, solve_chunk
 from .master import resolve_step
 from .result import DualResult
-from .settings import DualMode, DualSettings, Rule, Start, StepChoice, dual_mode, refuse_beside
+from .settings import DualMode, DualSettings, Layout, Rule, Start, StepChoice, dual_mode, refuse_beside
+from .support import Support, resolve_layout
 
 
 def _in_worker(
@@ -39,20 +40,22 @@ def _in_worker(
     return solve_chunk(parallel.worker_copy(key, dec), costs, settings, warm=warm)
 
 
-def _warm_start(dec: Blocks, warm: Any, mode: str, count: int) -> np.ndarray | None:
+def _warm_start(dec: Blocks, warm: Any, mode: str, count: int, layout: str) -> np.ndarray | None:
     """``warm`` (a [`DualResult`][ldopt.DualResult] of ``mode`` for ``count`` instances, or ``None``) as the
     multipliers to start from, in the max form."""
     if warm is None:
         return None
     checks.instance("warm", warm, DualResult, f"a DualResult of this decomposition (dec.dual(..., mode={mode!r}))")
     m, n = dec.num_blocks, dec.problem.num_vars
-    got = (warm.mode, warm.num_instances, warm.num_blocks, warm.main.shape[2], warm.sense)
-    want = (mode, count, m, n, dec.problem.sense)
+    got = (warm.mode, warm.num_instances, warm.num_blocks, warm.num_vars, warm.sense, warm.layout)
+    want = (mode, count, m, n, dec.problem.sense, layout)
     if got != want:
         raise InputError(
-            "warm: expected a result of (mode, instances, blocks, variables, sense) = "
-            f"{want} (the costs' decomposition and mode), got {got}"
+            "warm: expected a result of (mode, instances, blocks, variables, sense, layout) = "
+            f"{want} (the costs' decomposition, mode and layout), got {got}"
         )
+    if warm.support is not None and not warm.support.same(Support.of(dec)):
+        raise InputError("warm: expected a result of this decomposition, got one whose blocks' supports differ")
     lam = np.asarray(warm.lam, dtype=float)
     if not np.isfinite(lam).all():
         raise InputError("warm: expected finite multipliers, got NaN or inf in warm.lam")
@@ -78,6 +81,7 @@ def solve_dual(
     progress: bool = True,
     warm: DualResult | None = None,
     settings: DualSettings | None = None,
+    layout: Layout = "auto",
 ) -> DualResult:
     """Optimise the multipliers of ``dec`` for each cost vector of ``costs``.
 
@@ -143,7 +147,14 @@ def solve_dual(
     settings
         All the algorithm's settings as one [`DualSettings`][ldopt.dual.DualSettings] (as
         [`LDDataset`][ldopt_torch.LDDataset] passes them); then ``iterations``, ``mode``,
-        ``independent``, ``step``, ``lr``, ``mu0``, ``tol``, ``time_limit`` and ``solver`` stay unset.
+        ``independent``, ``step``, ``lr``, ``mu0``, ``tol``, ``time_limit``, ``solver`` and
+        ``layout`` stay unset.
+    layout
+        Where multipliers and copies are stored: ``"auto"`` (the default: on the blocks' supports
+        where they hold at most half of ``m × n``, the variables each block's rows touch; with
+        ``warm``, the warm result's layout), ``"sparse"`` or ``"dense"`` (`ldopt.dual.support`).
+        Both give the same bounds at the same multipliers; the result's methods return the same
+        dense arrays.
 
     Returns
     -------
@@ -171,6 +182,7 @@ def solve_dual(
                 tol=(tol, 1e-6),
                 time_limit=(time_limit, None),
                 solver=(solver, "auto"),
+                layout=(layout, "auto"),
             ),
         )
     else:
@@ -185,12 +197,17 @@ def solve_dual(
             tol=tol,
             time_limit=time_limit,
             solver=solver,
+            layout=layout,
         )
     if settings.step == "auto":  # a warm start continues its multipliers step by step (and prices them)
         settings = replace(settings, step="polyak" if warm is not None else resolve_step(dec, "auto"))
     if len(c) == 0:
         raise InputError("costs: expected at least one cost vector, got an empty batch")
-    start = _warm_start(dec, warm, settings.mode, len(c))
+    layout = settings.layout
+    if layout == "auto" and isinstance(warm, DualResult):  # a warm start continues in its own layout
+        layout = warm.layout
+    settings = replace(settings, layout=resolve_layout(dec, layout, settings.mode, settings.step_name))
+    start = _warm_start(dec, warm, settings.mode, len(c), settings.layout)
     t0 = time.perf_counter()
     if executor is None and checkpoint is None:
         out = _on_threads(dec, c, settings, progress, start)
@@ -208,10 +225,13 @@ def _rows(warm: np.ndarray | None, start: int, stop: int) -> np.ndarray | None:
 def _on_threads(
     dec: Blocks, c: np.ndarray, settings: DualSettings, progress: bool, warm: np.ndarray | None
 ) -> DualResult:
-    """The instances split over this process's threads, one chunk per thread, one progress bar."""
-    ranges = split(len(c), num_threads())
+    """The instances split over this process's threads (one chunk per thread, or more where a
+    chunk would outgrow `chunk_rows`), one progress bar."""
+    threads = num_threads()
+    ranges = split(len(c), threads * -(-len(c) // (threads * chunk_rows(dec, settings))))
     runs = dec.num_blocks if settings.mode == "independent" else 1
-    desc = f"dual ({len(c)} instances, {dec.num_blocks} blocks, {len(ranges)} threads)"
+    chunks = f", {len(ranges)} chunks" if len(ranges) > threads else ""
+    desc = f"dual ({len(c)} instances, {dec.num_blocks} blocks, {min(threads, len(ranges))} threads{chunks})"
     bar = counting_bar(settings.iterations * runs * len(ranges), desc, progress)
     try:
         return DualResult.concat(

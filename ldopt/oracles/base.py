@@ -49,6 +49,20 @@ class Oracle(ABC):
             An array ``(B, n)`` to write into, or ``None``.
         """
 
+    def argmax_on(self, lam: np.ndarray, support: np.ndarray) -> np.ndarray | None:
+        """Optimal ``x`` on the block's ``support`` ``(B, s)`` for objectives given there
+        ``(B, s)`` (zero elsewhere), or ``None`` where the oracle only solves whole vectors
+        (then the block solves a dense objective).
+
+        Parameters
+        ----------
+        lam
+            Objectives on the support ``(B, s)`` (max form).
+        support
+            The variables the block's rows touch, sorted.
+        """
+        return None
+
     def describe(self) -> str:
         """What the oracle solves and how, in a few words."""
         return self.name

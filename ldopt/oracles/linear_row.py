@@ -18,6 +18,7 @@ worst ratio move first (or the best, to reach ``lo``). At most one ``y_j`` ends 
 from __future__ import annotations
 
 import itertools
+from abc import abstractmethod
 
 import numpy as np
 
@@ -52,16 +53,19 @@ def row_greedy(
     lam: np.ndarray, a: np.ndarray, lo: np.ndarray, hi: np.ndarray, ylo: np.ndarray, yhi: np.ndarray
 ) -> np.ndarray:
     """The optimal ``y = a·x`` terms ``(B, k)`` of ``max Σ (λ_j/a_j) y_j  s.t.  lo <= Σ y <= hi``
-    (``lo``, ``hi`` per instance), ``ylo <= y <= yhi``; ``a`` has no zero."""
+    (``lo``, ``hi`` per row), ``ylo <= y <= yhi``; ``a`` has no zero (``a``, ``ylo``, ``yhi``: one
+    row for all, or one per row)."""
     ratio = lam / a
     y = np.where(ratio > 0, yhi, ylo)
     total = y.sum(axis=1)
     over = total > hi + 1e-12  # lower the worst ratios first
     if over.any():
-        y[over] = _move_sorted(y[over], ratio[over], ylo, total[over] - hi[over])
+        floor = ylo[over] if ylo.ndim == 2 else ylo  # bounds per row (grouped blocks) or shared
+        y[over] = _move_sorted(y[over], ratio[over], floor, total[over] - hi[over])
     under = total < lo - 1e-12  # raise the best ratios first (the mirror image)
     if under.any():
-        y[under] = -_move_sorted(-y[under], -ratio[under], -yhi, lo[under] - total[under])
+        ceil = yhi[under] if yhi.ndim == 2 else yhi
+        y[under] = -_move_sorted(-y[under], -ratio[under], -ceil, lo[under] - total[under])
     return y
 
 
@@ -77,7 +81,7 @@ class _Row:
         row = block.rows[0]
         self.a = row.dense(block.num_vars)
         self.lo, self.hi = row.lo, row.hi
-        self.lb, self.ub = block.var_lb.copy(), block.var_ub.copy()
+        self.lb, self.ub = block.var_lb, block.var_ub  # read only: shared with the other blocks
         self.on = np.flatnonzero(self.a != 0)
         integer = block.var_type != "C"
         self.ints = self.on[integer[self.on]]
@@ -94,7 +98,29 @@ class _Row:
         )
 
 
-class LinearRowOracle(Oracle):
+class _OneRow(Oracle):
+    """An oracle of one linear row that also solves objectives given on the row's variables."""
+
+    on: np.ndarray  # the row's variables (nonzero coefficients), sorted
+
+    @abstractmethod
+    def _on_support(self, lam: np.ndarray) -> np.ndarray:
+        """Optimal ``x`` on ``on`` for objectives there ``(B, len(on))``."""
+
+    def argmax_on(self, lam: np.ndarray, support: np.ndarray) -> np.ndarray | None:
+        """Optimal ``x`` on the row's variables for objectives given there (see `Oracle.argmax_on`).
+
+        Parameters
+        ----------
+        lam
+            Objectives on the support ``(B, s)`` (max form).
+        support
+            The variables the row touches.
+        """
+        return self._on_support(lam) if np.array_equal(support, self.on) else None
+
+
+class LinearRowOracle(_OneRow):
     """A linear row over continuous variables, or over integers with equal ``|a_j|`` (see the module docstring).
 
     Parameters
@@ -165,8 +191,13 @@ class LinearRowOracle(Oracle):
             return out
         return x
 
+    def _on_support(self, lam: np.ndarray) -> np.ndarray:
+        B = lam.shape[0]
+        a = self.a[self.on]
+        return row_greedy(lam, a, np.full(B, self.lo), np.full(B, self.hi), self.ylo, self.yhi) / a
 
-class MixedRowOracle(Oracle):
+
+class MixedRowOracle(_OneRow):
     """A linear row over continuous variables and a few integer ones (see the module docstring).
 
     Parameters
@@ -181,6 +212,7 @@ class MixedRowOracle(Oracle):
 
     def __init__(self, r: _Row, combos: np.ndarray) -> None:
         self.r = r
+        self.on = r.on
         a = r.a
         self.combos = combos  # (K, len(ints)) values of the integer variables
         self.shift = combos @ a[r.ints]  # a_I·v per combination
@@ -212,6 +244,28 @@ class MixedRowOracle(Oracle):
         values = [np.arange(r.lb[j], r.ub[j] + 0.5) for j in r.ints]
         return cls(r, np.array(list(itertools.product(*values)), dtype=float))
 
+    def _combine(self, lam: np.ndarray, x: np.ndarray, ints: np.ndarray, conts: np.ndarray) -> None:
+        """The best combination per instance, written into ``x`` at columns ``ints`` and ``conts``
+        (``lam``'s columns too)."""
+        r, B = self.r, lam.shape[0]
+        lam_c, a_c = lam[:, conts], r.a[r.conts]
+        feasible = np.flatnonzero(self.feasible)
+        xcs, values = [], []
+        for k in feasible:
+            lo, hi = np.full(B, r.lo - self.shift[k]), np.full(B, r.hi - self.shift[k])
+            xc = row_greedy(lam_c, a_c, lo, hi, self.ylo, self.yhi) / a_c
+            xcs.append(xc)
+            values.append(lam[:, ints] @ self.combos[k] + (lam_c * xc).sum(axis=1))
+        win = np.argmax(values, axis=0)  # the first best combination, per instance
+        x[:, ints] = self.combos[feasible[win]]
+        x[:, conts] = np.asarray(xcs)[win, np.arange(B)]
+
+    def _on_support(self, lam: np.ndarray) -> np.ndarray:
+        r = self.r
+        x = np.empty(lam.shape)
+        self._combine(lam, x, np.searchsorted(r.on, r.ints), np.searchsorted(r.on, r.conts))
+        return x
+
     def describe(self) -> str:
         return (
             f"linear row over {len(self.r.conts)} continuous and {len(self.r.ints)} integer variables: "
@@ -232,17 +286,7 @@ class MixedRowOracle(Oracle):
         lam = np.atleast_2d(np.asarray(lam, dtype=float))
         r, B = self.r, lam.shape[0]
         x = np.where(lam > 0, r.ub, r.lb) * np.ones((B, 1))  # off-row variables: best bound
-        best = np.full(B, -np.inf)
-        lam_c, a_c = lam[:, r.conts], r.a[r.conts]
-        for k in np.flatnonzero(self.feasible):
-            lo, hi = np.full(B, r.lo - self.shift[k]), np.full(B, r.hi - self.shift[k])
-            y = row_greedy(lam_c, a_c, lo, hi, self.ylo, self.yhi)
-            xc = y / a_c
-            value = lam[:, r.ints] @ self.combos[k] + (lam_c * xc).sum(axis=1)
-            win = value > best
-            best[win] = value[win]
-            x[np.ix_(win, r.ints)] = self.combos[k]
-            x[np.ix_(win, r.conts)] = xc[win]
+        self._combine(lam, x, r.ints, r.conts)
         if out is not None:
             out[...] = x
             return out
