@@ -48,7 +48,10 @@ class _OnSupports(Form):
         self.share = np.maximum(self.count, 1)
         loose = (self.count < self.m) & ~(np.isfinite(lb) & np.isfinite(ub))
         if loose.any():  # a block that leaves such a copy unbounded was given implied bounds
-            raise DecompositionError(f"variables {np.flatnonzero(loose)[:5].tolist()} have no finite box")
+            raise DecompositionError(
+                f"layout='sparse': expected finite bounds for every variable some block does not touch, got "
+                f"none for variables {np.flatnonzero(loose)[:5].tolist()}; use layout='dense'"
+            )
         self.lb, self.ub = lb, ub
         self.nnz = support.nnz
         self._groups: tuple[list[RowGroup], list[int]] | None = None
