@@ -52,20 +52,22 @@ def _move_sorted(y: np.ndarray, key: np.ndarray, floor: np.ndarray, need: np.nda
 def row_greedy(
     lam: np.ndarray, a: np.ndarray, lo: np.ndarray, hi: np.ndarray, ylo: np.ndarray, yhi: np.ndarray
 ) -> np.ndarray:
-    """The optimal ``y = a·x`` terms ``(B, k)`` of ``max Σ (λ_j/a_j) y_j  s.t.  lo <= Σ y <= hi``
-    (``lo``, ``hi`` per row), ``ylo <= y <= yhi``; ``a`` has no zero (``a``, ``ylo``, ``yhi``: one
-    row for all, or one per row)."""
+    """The optimal ``y = a·x`` terms ``(..., k)`` of ``max Σ (λ_j/a_j) y_j  s.t.  lo <= Σ y <= hi``,
+    ``ylo <= y <= yhi``, one row per leading index of ``lam`` (instances, or instances × blocks);
+    ``a``, ``ylo``, ``yhi`` ``(..., k)`` and ``lo``, ``hi`` ``(...)`` broadcast against it; ``a`` has
+    no zero."""
     ratio = lam / a
     y = np.where(ratio > 0, yhi, ylo)
-    total = y.sum(axis=1)
+    total = y.sum(axis=-1)
     over = total > hi + 1e-12  # lower the worst ratios first
     if over.any():
-        floor = ylo[over] if ylo.ndim == 2 else ylo  # bounds per row (grouped blocks) or shared
-        y[over] = _move_sorted(y[over], ratio[over], floor, total[over] - hi[over])
+        floor = np.broadcast_to(ylo, y.shape)[over]
+        y[over] = _move_sorted(y[over], ratio[over], floor, total[over] - np.broadcast_to(hi, total.shape)[over])
     under = total < lo - 1e-12  # raise the best ratios first (the mirror image)
     if under.any():
-        ceil = yhi[under] if yhi.ndim == 2 else yhi
-        y[under] = -_move_sorted(-y[under], -ratio[under], -ceil, lo[under] - total[under])
+        ceil = np.broadcast_to(yhi, y.shape)[under]
+        need = np.broadcast_to(lo, total.shape)[under] - total[under]
+        y[under] = -_move_sorted(-y[under], -ratio[under], -ceil, need)
     return y
 
 

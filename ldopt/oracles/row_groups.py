@@ -20,11 +20,6 @@ import numpy as np
 from .linear_row import LinearRowOracle, MixedRowOracle, row_greedy
 
 
-def _rows(v: np.ndarray, b: int) -> np.ndarray:
-    """Per-block values ``(G, ...)`` repeated for ``b`` instances: ``(b·G, ...)``."""
-    return np.broadcast_to(v, (b, *v.shape)).reshape(b * v.shape[0], *v.shape[1:])
-
-
 class RowGroup(ABC):
     """Blocks of one shape: ``positions`` ``(G, s)`` are their supports' places in a flat array."""
 
@@ -46,11 +41,8 @@ class LinearRows(RowGroup):
         self.ylo, self.yhi = np.array([o.ylo for o in oracles]), np.array([o.yhi for o in oracles])
 
     def solve(self, obj: np.ndarray, out: np.ndarray) -> None:
-        b, (G, s) = obj.shape[0], self.positions.shape
-        lam = obj[:, self.positions].reshape(b * G, s)
-        a = _rows(self.a, b)
-        y = row_greedy(lam, a, _rows(self.lo, b), _rows(self.hi, b), _rows(self.ylo, b), _rows(self.yhi, b))
-        out[:, self.positions] = (y / a).reshape(b, G, s)
+        lam = obj[:, self.positions]  # (b, G, s): one row per instance and block
+        out[:, self.positions] = row_greedy(lam, self.a, self.lo, self.hi, self.ylo, self.yhi) / self.a
 
 
 class MixedRows(RowGroup):
@@ -71,12 +63,10 @@ class MixedRows(RowGroup):
         b, G = obj.shape[0], len(self.blocks)
         lam = obj[:, self.positions]  # (b, G, s)
         lam_i, lam_c = lam[:, :, self.ints], lam[:, :, self.conts]
-        a, ylo, yhi = _rows(self.a, b), _rows(self.ylo, b), _rows(self.yhi, b)
-        flat_c = lam_c.reshape(b * G, -1)
         xcs, values = [], []
         for k in range(self.combos.shape[1]):
-            lo, hi = _rows(self.lo - self.shift[:, k], b), _rows(self.hi - self.shift[:, k], b)
-            xc = (row_greedy(flat_c, a, lo, hi, ylo, yhi) / a).reshape(lam_c.shape)
+            lo, hi = self.lo - self.shift[:, k], self.hi - self.shift[:, k]
+            xc = row_greedy(lam_c, self.a, lo, hi, self.ylo, self.yhi) / self.a
             xcs.append(xc)
             values.append((lam_i * self.combos[None, :, k]).sum(axis=2) + (lam_c * xc).sum(axis=2))
         win = np.argmax(values, axis=0)  # (b, G): the first best combination
