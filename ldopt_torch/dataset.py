@@ -160,7 +160,7 @@ class LDDataset(InstanceSet):
             )
             refuse_beside("dual=", {**keywords, **{k: (v, GIVEN) for k, v in dual_options.items()}})
         settings = replace(dual, step=resolve_step(dec, dual.step))  # "auto" resolved for dec, then the layout
-        settings = replace(settings, layout=resolve_layout(dec, settings.layout, settings.mode, settings.step_name))
+        settings = replace(settings, layout=resolve_layout(dec, settings.layout, settings.mode))
         self.dynamic = check_following(dynamic, settings.mode)
         self.dual_settings = settings
         self.settings = settings.key()

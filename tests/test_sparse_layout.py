@@ -94,10 +94,10 @@ def test_sparse_shared_bound_is_the_dense_shared_bound_at_the_same_multipliers(p
     np.testing.assert_allclose(sup.scatter_sum(g), 0.0, atol=1e-12)  # the step keeps Σ_k λ_k = q
 
 
-@pytest.mark.parametrize("mode", ["joint", "shared"])
-def test_a_sparse_result_gives_the_dense_arrays_and_its_bounds(pmedian, mode):
+@pytest.mark.parametrize(("mode", "step"), [("joint", "polyak"), ("shared", "polyak"), ("shared", "master")])
+def test_a_sparse_result_gives_the_dense_arrays_and_its_bounds(pmedian, mode, step):
     p, dec, costs = pmedian
-    r = dec.dual(costs, 40, mode=mode, step="polyak", layout="sparse", progress=False)
+    r = dec.dual(costs, 40, mode=mode, step=step, layout="sparse", progress=False)
     assert r.layout == "sparse" and r.lam.shape == (len(costs), Support.of(dec).nnz)
     q = p.objective_coefficients(costs)
     opt = p.solve(costs, solver="highs").objective
@@ -116,6 +116,19 @@ def test_a_sparse_result_gives_the_dense_arrays_and_its_bounds(pmedian, mode):
         assert np.all(dec.block(d).problem.violation(sol) <= 1e-9)
         # the stored bound is what the blocks' own solves give at these multipliers
         np.testing.assert_allclose(r.bound_of(d), bound_from_multipliers(dec, r, d, "min"), atol=1e-7)
+
+
+def test_column_generation_on_the_supports_reaches_the_dense_runs_bound(pmedian):
+    """The master prices on the supports in both layouts; stored either way it is the same optimum."""
+    _, dec, costs = pmedian
+    sparse = dec.dual(costs, 200, step="master", layout="sparse", progress=False)
+    dense = dec.dual(costs, 200, step="master", layout="dense", progress=False)
+    ld = ldopt.lagrangian_bound(dec, costs, progress=False)
+    assert ld.converged.all() and sparse.layout == "sparse" and dense.layout == "dense"
+    for r in (sparse, dense):
+        np.testing.assert_allclose(r.bound, ld.bound, rtol=1e-5)
+    for d in (0, 7):
+        np.testing.assert_allclose(sparse.lambdas_of(d), dense.lambdas_of(d), atol=1e-9)
 
 
 def test_the_sparse_layout_is_saved_chunked_and_continued(pmedian, tmp_path):
@@ -140,15 +153,15 @@ def test_the_sparse_layout_is_saved_chunked_and_continued(pmedian, tmp_path):
 
 def test_auto_keeps_dense_rows_dense_and_refuses_what_sparse_cannot_run(pmedian):
     _, dec, _ = pmedian
-    assert resolve_layout(dec, "auto", "joint", "polyak") == "sparse"
-    assert resolve_layout(dec, "auto", "independent", "polyak") == "dense"
-    assert resolve_layout(dec, "auto", "shared", "master") == "dense"
+    assert resolve_layout(dec, "auto", "joint") == "sparse"
+    assert resolve_layout(dec, "auto", "independent") == "dense"
+    assert resolve_layout(dec, "auto", "shared") == "sparse"  # the master too
     with pytest.raises(InputError, match="independent"):
-        resolve_layout(dec, "sparse", "independent", "polyak")
+        resolve_layout(dec, "sparse", "independent")
     A = np.random.default_rng(0).integers(1, 9, (3, 12)).astype(float)  # dense knapsack rows
     m = linear_model(A, np.full(3, -np.inf), A.sum(1) / 2, np.zeros(12), np.ones(12))
     mkp = ldopt.decompose(ldopt.Problem.from_pyomo(m, m.c))
-    assert Support.of(mkp).share == 1.0 and resolve_layout(mkp, "auto", "joint", "polyak") == "dense"
+    assert Support.of(mkp).share == 1.0 and resolve_layout(mkp, "auto", "joint") == "dense"
 
 
 def test_weak_duality_of_the_sparse_layout_on_random_instances():

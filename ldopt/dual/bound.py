@@ -80,7 +80,8 @@ def prove_infeasible(
     run = column_generation(
         dec, np.zeros((1, n)), solvers, iterations=iterations, tol=0.0, deadline=deadline, farkas=True
     )
-    return np.full(count, bool(run.best[0] < -_FARKAS_TOL * max(1.0, float(np.abs(run.X).max(initial=0.0)))))
+    scale = max(1.0, float(np.abs(run.X).max(initial=0.0)), float(np.abs(run.box_x).max(initial=0.0)))
+    return np.full(count, bool(run.best[0] < -_FARKAS_TOL * scale))
 
 
 def lagrangian_bound(
@@ -158,7 +159,7 @@ def lagrangian_bound(
     return LagrangianBound(
         bound=sign * best + offset,
         certificate=np.where(np.isfinite(run.certificate), sign * run.certificate + offset, np.nan),
-        lam=sign * run.lam,
+        lam=sign * run.dense_lam(),
         iterations=run.iterations,
         columns=run.columns,
         converged=infeasible | (gap <= tol * np.maximum(1.0, np.abs(run.best))),

@@ -16,7 +16,7 @@ from .master import column_generation
 from .result import DualResult, pad_rows
 from .run import subgradient_run
 from .settings import DualSettings, Master
-from .sparse_forms import SparseJoint, SparseShared
+from .sparse_forms import SparseJoint, SparseShared, offer_candidates
 from .support import Support, box_of
 
 CHUNK_BYTES = 2**27
@@ -144,9 +144,8 @@ def _master_chunk(
     m = dec.num_blocks
     B, n = q.shape
     start = None
-    if warm is not None:  # the kept multipliers as shared ones, projected onto Σ_k λ_k = q
-        lam0 = warm[:, 0] if settings.mode == "independent" else warm
-        start = Shared(m).project(np.array(lam0, dtype=float), q)
+    if warm is not None:  # the kept multipliers as shared ones (projected onto Σ_k λ_k = q there)
+        start = warm[:, 0] if settings.mode == "independent" else warm
     runs = m if settings.mode == "independent" else 1
     run = column_generation(
         dec, q, solvers, iterations=settings.iterations, tol=settings.tol, deadline=deadline,
@@ -154,8 +153,11 @@ def _master_chunk(
     )  # fmt: skip
     p_val = np.full(B, -np.inf)
     p_x = np.full((B, n), np.nan)
-    heuristic.update(q, run.X, p_val, p_x, np.arange(B))
-    lam_u = p.sign * run.lam
+    sup = run.support
+    mean = np.where(sup.count == 0, run.box_x, sup.scatter_sum(run.X) / np.maximum(sup.count, 1))
+    offer_candidates(sup, heuristic, q, mean, run.X, np.arange(B), p_val, p_x)
+    sparse = settings.layout == "sparse"
+    lam_u = p.sign * (run.lam if sparse else run.dense_lam())
     if settings.mode == "shared":
         lam, bounds = lam_u, run.best[:, None]
     elif settings.mode == "joint":
@@ -167,8 +169,8 @@ def _master_chunk(
         sense=p.sense,
         mode=settings.mode,
         lam=lam,
-        main=lam_u,
-        main_x=run.X,
+        main=p.sign * run.residual if sparse else lam_u,
+        main_x=run.X if sparse else run.dense_X(),
         run_bounds=p.sign * bounds + offset[:, None],
         history=p.sign * history + offset[None, :],
         primal_objective=np.where(np.isfinite(p_val), p.sign * p_val + offset, np.nan),
@@ -177,4 +179,6 @@ def _master_chunk(
         seconds=time.perf_counter() - t0,
         step=settings.step_name,
         solvers=[s.name for s in solvers],
+        support=sup if sparse else None,
+        box_x=run.box_x if sparse else None,
     )

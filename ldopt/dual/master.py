@@ -116,13 +116,12 @@ class _Master:
         self.columns = 0
         self.scale = 1.0  # the largest magnitude of a column's entry: the slacks' scale
 
-    def add(self, X: np.ndarray) -> None:
-        """Every block's point ``X[k]`` ``(m, n)``, one column each (one call): −x on the block's
-        link rows, 1 on its convexity row."""
+    def add(self, x: np.ndarray) -> None:
+        """Every block's point on its support (``x`` flat, ``(nnz,)``), one column each (one call):
+        −x on the block's link rows, 1 on its convexity row."""
         m = len(self.supports)
-        flat = np.concatenate([X[k, s] for k, s in enumerate(self.supports)])
         rows = np.r_[np.arange(self.links), self.links + np.arange(m)].astype(np.int32)
-        vals = np.r_[-flat, np.ones(m)]
+        vals = np.r_[-x, np.ones(m)]
         owner = np.r_[np.repeat(np.arange(m), np.diff(self.first)), np.arange(m)]
         order = np.argsort(owner, kind="stable")  # column by column
         keep = order[vals[order] != 0]
@@ -157,15 +156,29 @@ class _Master:
 @dataclass
 class MasterRun:
     """What column generation keeps per instance (max form): the best multipliers, their bound and
-    the blocks' solutions there, the master's certificate, and the best bound per round."""
+    the blocks' solutions there, the master's certificate, and the best bound per round. The
+    multipliers and solutions live on the blocks' supports (`ldopt.dual.support`): ``lam`` and
+    ``X`` are flat ``(B, nnz)``; ``residual`` ``(B, n)`` is the cost of the variables no block
+    touches (``Σ_k λ_k + residual = q``) and ``box_x`` the copies off the supports."""
 
     best: np.ndarray  # (B,)
-    lam: np.ndarray  # (B, m, n), Σ_k λ_k = q
-    X: np.ndarray  # (B, m, n): every block's solution at lam
+    lam: np.ndarray  # (B, nnz)
+    X: np.ndarray  # (B, nnz): every block's solution at lam, on its support
     certificate: np.ndarray  # (B,), -inf where no slack-free master optimum was reached
     iterations: np.ndarray  # (B,)
     columns: np.ndarray  # (B,)
     history: np.ndarray  # (rounds, B)
+    support: Support
+    residual: np.ndarray  # (B, n)
+    box_x: np.ndarray  # (B, n)
+
+    def dense_lam(self) -> np.ndarray:
+        """The multipliers ``(B, m, n)`` summing to ``q``: the residual spread evenly over the blocks."""
+        return self.support.to_dense(self.lam, self.residual / self.support.num_blocks)
+
+    def dense_X(self) -> np.ndarray:
+        """The blocks' solutions ``(B, m, n)``, off their supports at the best bound of the box."""
+        return self.support.to_dense(self.X, self.box_x)
 
 
 def column_generation(
@@ -183,25 +196,28 @@ def column_generation(
     farkas: bool = False,
 ) -> MasterRun:
     """Column generation for objectives ``q`` ``(B, n)`` (max form) with the block ``solvers``;
-    ``start``: multipliers ``(B, m, n)`` summing to ``q`` to price first (default ``q/m``).
+    ``start``: multipliers on the supports ``(B, nnz)`` (or dense ``(B, m, n)``) to price first,
+    projected onto ``Σ_k λ_k = q`` (default: ``q_j`` shared by the blocks that touch ``j``).
     ``farkas``: ``q`` is 0 and an instance stops as soon as its bound is negative (a proof that
     ``∩_k conv(X_k)`` is empty, see `prove_infeasible()`)."""
-    B, n = q.shape
-    m = dec.num_blocks
+    B = q.shape[0]
     cm = dec.problem.compiled
-    supports = supports_of(dec)
-    price = _Pricing(dec, solvers)
+    sup = Support.of(dec)
+    price = _Pricing(dec, solvers, q)
+    supports = [sup.variables(k) for k in range(sup.num_blocks)]
     penalty = np.maximum(np.abs(q).sum(axis=1), 1.0)
     penalty0 = penalty.copy()
     masters = [_Master(q[b], cm.var_lb, cm.var_ub, supports, penalty[b]) for b in range(B)]
-    best_lam = np.repeat(q[:, None, :] / m, m, axis=1)
-    best_X = np.zeros((B, m, n))
+    best_lam = price.project(np.zeros((B, sup.nnz)), np.arange(B))
+    best_X = np.zeros((B, sup.nnz))
     best = price(best_lam, best_X, masters, np.arange(B))
     if start is not None:
-        X = np.zeros((B, m, n))
-        warm = price(start, X, masters, np.arange(B))
+        first = start[:, sup.owner, sup.indices] if start.ndim == 3 else start
+        first = price.project(np.array(first, dtype=float), np.arange(B))
+        X = np.zeros((B, sup.nnz))
+        warm = price(first, X, masters, np.arange(B))
         use = warm < best
-        best[use], best_lam[use], best_X[use] = warm[use], start[use], X[use]
+        best[use], best_lam[use], best_X[use] = warm[use], first[use], X[use]
     cert = np.full(B, -np.inf)
     its = np.zeros(B, dtype=int)
     active = np.ones(B, dtype=bool)
@@ -211,7 +227,7 @@ def column_generation(
         idx = np.flatnonzero(active)
         if not len(idx) or time.perf_counter() > deadline:
             break
-        lam = np.zeros((len(idx), m, n))
+        lam = np.zeros((len(idx), sup.nnz))
         for t, b in enumerate(idx):
             value, slack, link = masters[b].solve()
             if slack <= _SLACK_TOL * masters[b].scale:  # no slack on the points' scale (not on M·slack's)
@@ -221,15 +237,15 @@ def column_generation(
                     active[b] = False
                 penalty[b] *= 10.0
                 masters[b].penalise(penalty[b])
-            lam[t] = _spread(link, supports, masters[b].first, q[b], m)
+            lam[t] = link  # the link rows' duals (HiGHS's sign, ∂value/∂rhs): λ_k on block k's support
         its[idx] += 1
         point = lam if smoothing == 0 else smoothing * best_lam[idx] + (1 - smoothing) * lam
-        X = np.zeros((len(idx), m, n))
+        X = np.zeros((len(idx), sup.nnz))
         bounds = price(point, X, masters, idx)
         if smoothing:  # where the smoothed point does not improve, price the master's own duals too
             stuck = np.flatnonzero(bounds >= best[idx])
             if len(stuck):
-                Xs = np.zeros((len(stuck), m, n))
+                Xs = np.zeros((len(stuck), sup.nnz))
                 direct = price(lam[stuck], Xs, masters, idx[stuck])
                 imp = direct < bounds[stuck]
                 bounds[stuck[imp]], point[stuck[imp]], X[stuck[imp]] = direct[imp], lam[stuck[imp]], Xs[imp]
@@ -245,7 +261,10 @@ def column_generation(
         if bar is not None:
             bar.update(bar_step)
     cols = np.array([mm.columns for mm in masters])
-    return MasterRun(best, best_lam, best_X, cert, its, cols, np.array(history).reshape(done, B))
+    history_arr = np.array(history).reshape(done, B)
+    return MasterRun(
+        best, best_lam, best_X, cert, its, cols, history_arr, sup, price.residual, price.box_x,
+    )  # fmt: skip
 
 
 _SLACK_TOL = 1e-7  # a master optimum with less total slack than this × the points' scale has none
@@ -253,42 +272,33 @@ _FARKAS_TOL = 1e-7  # a bound of multipliers summing to 0 below -this × the poi
 _PENALTY_GROWTH = 1e8  # the slack penalty grows at most this much: beyond, the instance stops
 
 
-def _spread(link: np.ndarray, supports: list[np.ndarray], first: np.ndarray, q: np.ndarray, m: int) -> np.ndarray:
-    """Shared multipliers ``(m, n)`` from the link rows' duals (HiGHS's sign: ∂value/∂rhs, so that
-    ``Σ_k λ_k = q`` on every variable a block touches): block ``k``'s on its support, and ``q`` of
-    the variables no block touches spread evenly over the blocks."""
-    lam = np.zeros((m, len(q)))
-    for k, s in enumerate(supports):
-        lam[k, s] = link[first[k] : first[k + 1]]
-    lam += (q - lam.sum(axis=0)) / m  # nonzero only on variables that no block touches
-    return lam
-
-
 class _Pricing:
-    """How a round prices every block: the closed-form rows by groups of one shape on their
-    supports (`ldopt.oracles.row_groups`), their copies off the supports at the best bound of the
-    box; the other blocks one by one."""
+    """How a round prices every block at multipliers on the supports (flat ``(b, nnz)``): the
+    closed-form rows by groups of one shape (`ldopt.oracles.row_groups`), the others one by one;
+    the cost of the variables no block touches (``residual``) at the best bound of the box."""
 
-    def __init__(self, dec: Blocks, solvers: list[Any]) -> None:
+    def __init__(self, dec: Blocks, solvers: list[Any], q: np.ndarray) -> None:
         self.solvers, self.sup = solvers, Support.of(dec)
         self.groups, self.single = row_groups(solvers, self.sup)
-        self.grouped = [k for g in self.groups for k in g.blocks]
-        self.at = np.isin(self.sup.owner, self.grouped)
-        self.lb, self.ub = box_of(dec)
+        self.share = np.maximum(self.sup.count, 1)
+        lb, ub = box_of(dec)
+        self.residual = np.where(self.sup.count == 0, q, 0.0)
+        self.box_x = box_argmax(self.residual, lb, ub)
+        self.box_value = np.where(self.residual == 0, 0.0, self.residual * self.box_x).sum(axis=1)
+        self.q = q
+
+    def project(self, lam: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """``lam`` ``(b, nnz)`` moved onto ``Σ_k λ_k = q`` (on the variables the blocks touch)."""
+        return lam - self.sup.gather((self.sup.scatter_sum(lam) - self.q[idx] + self.residual[idx]) / self.share)
 
     def __call__(self, lam: np.ndarray, X: np.ndarray, masters: list[_Master], idx: np.ndarray) -> np.ndarray:
-        """Solve every block at ``lam`` ``(b, m, n)`` for instances ``idx`` into ``X`` ``(b, m, n)``,
-        add each block's point to its master, and return the Lagrangian bounds ``Σ_k max λ_k·x``."""
-        if self.groups:
-            sup = self.sup
-            flat_x = np.empty((len(lam), sup.nnz))
-            flat_lam = lam[:, sup.owner, sup.indices]
-            for group in self.groups:
-                group.solve(flat_lam, flat_x)
-            X[:, self.grouped] = box_argmax(lam[:, self.grouped], self.lb, self.ub)
-            X[:, sup.owner[self.at], sup.indices[self.at]] = flat_x[:, self.at]
+        """Solve every block at ``lam`` for instances ``idx`` into ``X`` (both ``(b, nnz)``), add
+        each block's point to its master, and return the Lagrangian bounds ``Σ_k max λ_k·x``."""
+        for group in self.groups:
+            group.solve(lam, X)
         for k in self.single:
-            self.solvers[k].argmax(lam[:, k], out=X[:, k])
+            at = self.sup.block(k)
+            X[:, at] = self.solvers[k].argmax_on(lam[:, at], self.sup.variables(k))
         for t, b in enumerate(idx):
             masters[b].add(X[t])
-        return np.einsum("bkn,bkn->b", lam, X)
+        return np.einsum("bi,bi->b", lam, X) + self.box_value[idx]

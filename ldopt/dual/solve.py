@@ -206,7 +206,7 @@ def solve_dual(
     layout = settings.layout
     if layout == "auto" and isinstance(warm, DualResult):  # a warm start continues in its own layout
         layout = warm.layout
-    settings = replace(settings, layout=resolve_layout(dec, layout, settings.mode, settings.step_name))
+    settings = replace(settings, layout=resolve_layout(dec, layout, settings.mode))
     start = _warm_start(dec, warm, settings.mode, len(c), settings.layout)
     t0 = time.perf_counter()
     if executor is None and checkpoint is None:

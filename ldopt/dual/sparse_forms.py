@@ -38,6 +38,23 @@ def box_argmax(obj: np.ndarray, lb: np.ndarray, ub: np.ndarray) -> np.ndarray:
     return np.where(obj > 0, ub, np.where(obj < 0, lb, tie))
 
 
+def offer_candidates(
+    sup: Support, heuristic: PrimalHeuristic, q: np.ndarray, mean: np.ndarray, copies: np.ndarray,
+    idx: np.ndarray, p_val: np.ndarray, p_x: np.ndarray,
+) -> None:  # fmt: skip
+    """Offer ``heuristic`` the copies' ``mean`` ``(b, n)`` and the ``CANDIDATES`` copies (flat
+    ``(b, nnz)``) worth most laid on it, to improve ``p_val[idx]``/``p_x[idx]``."""
+    b, m = q.shape[0], sup.num_blocks
+    gain = sup.block_sums(sup.gather(q) * (copies - sup.gather(mean)))  # (b, m)
+    K = min(CANDIDATES, m)
+    top = np.argpartition(-gain, K - 1, axis=1)[:, :K]
+    cand = np.repeat(mean[:, None, :], K + 1, axis=1)
+    for i in range(b):
+        for t, k in enumerate(top[i]):
+            cand[i, t + 1, sup.variables(k)] = copies[i, sup.block(k)]
+    heuristic.update(q, cand, p_val, p_x, idx)
+
+
 class _OnSupports(Form):
     """What both sparse forms share: the support, the box and the block solves on the supports."""
 
@@ -83,21 +100,6 @@ class _OnSupports(Form):
         x = box_argmax(base, self.lb, self.ub)
         return x, np.where(base == 0, 0.0, base * x)
 
-    def _candidates(
-        self, heuristic: PrimalHeuristic, q: np.ndarray, mean: np.ndarray, copies: np.ndarray, idx: np.ndarray,
-        p_val: np.ndarray, p_x: np.ndarray,
-    ) -> None:  # fmt: skip
-        """Offer the heuristic the copies' mean and the best ``CANDIDATES`` copies laid on it."""
-        b = q.shape[0]
-        gain = self.sup.block_sums(self.sup.gather(q) * (copies - self.sup.gather(mean)))  # (b, m)
-        K = min(CANDIDATES, self.m)
-        top = np.argpartition(-gain, K - 1, axis=1)[:, :K]
-        cand = np.repeat(mean[:, None, :], K + 1, axis=1)
-        for i in range(b):
-            for t, k in enumerate(top[i]):
-                cand[i, t + 1, self.sup.variables(k)] = copies[i, self.sup.block(k)]
-        heuristic.update(q, cand, p_val, p_x, idx)
-
 
 class SparseShared(_OnSupports):
     """The symmetric ``λ`` on the supports (see the module docstring)."""
@@ -140,7 +142,7 @@ class SparseShared(_OnSupports):
     def offer_primal(self, heuristic, q, X, p_val, p_x, idx) -> None:
         nnz = self.nnz
         mean = np.where(self.count == 0, X[:, nnz:], self._mean(X[:, :nnz]))
-        self._candidates(heuristic, q, mean, X[:, :nnz], idx, p_val, p_x)
+        offer_candidates(self.sup, heuristic, q, mean, X[:, :nnz], idx, p_val, p_x)
 
 
 class SparseJoint(_OnSupports):
@@ -194,4 +196,4 @@ class SparseJoint(_OnSupports):
         xm, xl = X[:, :nnz], X[:, nnz : 2 * nnz]
         mean = (self.sup.scatter_sum(xm) + self.sup.scatter_sum(xl)) / (2 * self.share)
         mean = np.where(self.count == 0, X[:, 2 * nnz :], mean)
-        self._candidates(heuristic, q, mean, xm, idx, p_val, p_x)
+        offer_candidates(self.sup, heuristic, q, mean, xm, idx, p_val, p_x)

@@ -115,8 +115,12 @@ class Support:
         return dense[:, self.indices]
 
     def block_sums(self, flat: np.ndarray) -> np.ndarray:
-        """``(b, m)``: per block, the sum of its positions in ``flat`` ``(b, nnz)`` (supports are nonempty)."""
-        return np.add.reduceat(flat, self.indptr[:-1], axis=1)
+        """``(b, m)``: per block, the sum of its positions in ``flat`` ``(b, nnz)``."""
+        if self.nnz == 0:
+            return np.zeros((flat.shape[0], self.num_blocks))
+        out = np.add.reduceat(flat, np.minimum(self.indptr[:-1], self.nnz - 1), axis=1)
+        out[:, np.diff(self.indptr) == 0] = 0.0  # reduceat gives an empty block one position
+        return out
 
     def to_dense(self, flat: np.ndarray, fill: np.ndarray | None = None) -> np.ndarray:
         """``(b, m, n)``: the flat arrays as dense ones, ``fill`` ``(b, n)`` (else 0) off the supports."""
@@ -172,11 +176,11 @@ def box_of(dec: Blocks) -> tuple[np.ndarray, np.ndarray]:
     return lb, ub
 
 
-def resolve_layout(dec: Blocks, layout: Layout, mode: str, step: str) -> Literal["dense", "sparse"]:
-    """The layout ``layout`` names for ``dec``: ``"sparse"`` needs a subgradient rule (not the
-    master), the shared or joint mode and blocks that each touch a variable; ``"auto"`` is sparse
-    where, besides, the supports hold at most [`SPARSE_SHARE`][ldopt.dual.support.SPARSE_SHARE]
-    of ``m × n`` (a dense row, as the MKP's, keeps the dense path and its speed).
+def resolve_layout(dec: Blocks, layout: Layout, mode: str) -> Literal["dense", "sparse"]:
+    """The layout ``layout`` names for ``dec``: ``"sparse"`` needs the shared or joint mode (any
+    step rule) and blocks that each touch a variable; ``"auto"`` is sparse where, besides, the
+    supports hold at most [`SPARSE_SHARE`][ldopt.dual.support.SPARSE_SHARE] of ``m × n`` (a dense
+    row, as the MKP's, keeps the dense path and its speed).
 
     Parameters
     ----------
@@ -186,8 +190,6 @@ def resolve_layout(dec: Blocks, layout: Layout, mode: str, step: str) -> Literal
         ``"auto"``, ``"dense"`` or ``"sparse"``.
     mode
         The dual's mode.
-    step
-        The resolved step rule's name.
     """
     if layout == "dense":
         return "dense"
@@ -195,12 +197,10 @@ def resolve_layout(dec: Blocks, layout: Layout, mode: str, step: str) -> Literal
     why = None
     if mode == "independent":
         why = "the independent mode (one dense run per decomposition)"
-    elif step == "master":
-        why = "the master rule (column generation)"
     elif np.any(np.diff(sup.indptr) == 0):
         why = "a block that touches no variable"
     if layout == "sparse":
         if why is not None:
-            raise InputError(f"layout='sparse': expected the shared or joint mode with Polyak or Adam, got {why}")
+            raise InputError(f"layout='sparse': expected the shared or joint mode, got {why}")
         return "sparse"
     return "sparse" if why is None and sup.share <= SPARSE_SHARE else "dense"
