@@ -10,20 +10,19 @@ its oracle returned and asks for one ``x`` that is a convex combination of each 
     max q·x − M·Σ(s⁺ + s⁻)  s.t.  x_i − Σ_j α_kj x_kj,i + s⁺_ki − s⁻_ki = 0  (i in block k's support)
                                   Σ_j α_kj = 1,  α ≥ 0,  lb ≤ x ≤ ub where no block touches x_i.
 
-Its row duals are multipliers ``λ_k`` on the block's support (``q`` of the variables no block
-touches is spread over the blocks). Pricing solves every block at them with the block's own
-solver, batched over instances, and adds each block's point to the master. Two bounds close in
+Its row duals are multipliers ``λ_k`` on the block's support (flat, `ldopt.dual.support`; the
+cost of a variable no block touches stays in a box term). Pricing solves every block at them,
+batched over instances, and adds each block's point to the master. Two bounds close in
 on ``LD*``: every priced ``λ`` gives a valid upper bound, and a master optimum without slack
 (``s = 0``) is a point of ``∩_k conv(X_k)`` whose value is a lower bound. Their difference
 certifies the bound with no feasible primal at all. The slack penalty ``M`` (a box ``|λ| ≤ M`` in
 the dual) grows tenfold whenever the master ends with slack. Pricing at a point between the best
 multipliers and the master's (Wentges smoothing) damps the master duals' oscillation.
 
-The master is a HiGHS LP per instance, solved warm after each round of columns: exact, but
-heavier per iteration than a subgradient step, and slow on dense rows (the MKP's), whose master
-has ``m·n`` link rows. It is the reference that subgradient runs are measured against
-(``benchmarks/bench_dual_gap.py``); ``dec.dual(..., step="master")`` runs it, and
-[`lagrangian_bound()`][ldopt.dual.bound.lagrangian_bound] returns the bound with its certificate.
+The master is a HiGHS LP per instance, solved warm after each round of columns: exact, but heavier
+per iteration than a subgradient step, and slow on dense rows (the MKP's ``m·n`` link rows).
+``dec.dual(..., step="master")`` runs it; [`lagrangian_bound()`][ldopt.dual.bound.lagrangian_bound]
+returns the bound with its certificate (``benchmarks/bench_dual_gap.py`` measures the rules by it).
 """
 
 from __future__ import annotations
