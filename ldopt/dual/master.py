@@ -154,11 +154,9 @@ class _Master:
 
 @dataclass
 class MasterRun:
-    """What column generation keeps per instance (max form): the best multipliers, their bound and
-    the blocks' solutions there, the master's certificate, and the best bound per round. The
-    multipliers and solutions live on the blocks' supports (`ldopt.dual.support`): ``lam`` and
-    ``X`` are flat ``(B, nnz)``; ``residual`` ``(B, n)`` is the cost of the variables no block
-    touches (``Σ_k λ_k + residual = q``) and ``box_x`` the copies off the supports."""
+    """What column generation keeps per instance (max form): the best multipliers (flat, on the
+    supports) and the blocks' solutions there, their bound, the master's certificate, the best bound
+    per round; ``residual``: the cost no block touches (``Σ_k λ_k + residual = q``)."""
 
     best: np.ndarray  # (B,)
     lam: np.ndarray  # (B, nnz)
@@ -259,11 +257,8 @@ def column_generation(
             active[idx[best[idx] < -_FARKAS_TOL * np.array([masters[b].scale for b in idx])]] = False
         if bar is not None:
             bar.update(bar_step)
-    cols = np.array([mm.columns for mm in masters])
-    history_arr = np.array(history).reshape(done, B)
-    return MasterRun(
-        best, best_lam, best_X, cert, its, cols, history_arr, sup, price.residual, price.box_x,
-    )  # fmt: skip
+    cols, hist = np.array([mm.columns for mm in masters]), np.array(history).reshape(done, B)
+    return MasterRun(best, best_lam, best_X, cert, its, cols, hist, sup, price.residual, price.box_x)
 
 
 _SLACK_TOL = 1e-7  # a master optimum with less total slack than this × the points' scale has none
