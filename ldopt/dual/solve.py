@@ -114,7 +114,7 @@ def solve_dual(
         ([`resolve_step()`][ldopt.dual.master.resolve_step]; the result's ``step`` names the rule
         used; with ``warm``, ``"auto"`` is Polyak: the given multipliers are continued step by step,
         and ``iterations=1`` prices them). Chosen by measurement: on seventeen models ``"auto"``
-        reached the exact bound and Polyak stopped up to 83% from it (``benchmarks/bench_zoo.py``).
+        reached the exact bound and Polyak stopped up to 15% from it (``benchmarks/bench_zoo.py``).
     lr
         Deprecated: a named rule's step scale (Polyak's ``α`` or Adam's learning rate); give the
         rule's own parameter instead (``step=Polyak(alpha=1)``).
