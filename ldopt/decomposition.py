@@ -43,6 +43,11 @@ from .pyomo_build import linear_objective_model
 from .solvers.base import OPTIMAL
 
 
+def _objective(n: int) -> tuple[np.ndarray, sp.csr_matrix, list]:
+    """A block subproblem's objective arrays over ``n`` variables: zeros, the identity, the cost keys."""
+    return np.zeros(n), sp.identity(n, format="csr"), list(range(n))
+
+
 def _block_model(
     problem: Problem, rows: list[int], objective: tuple[np.ndarray, sp.csr_matrix, list] | None = None
 ) -> CompiledModel:
@@ -52,7 +57,7 @@ def _block_model(
     ``m`` blocks holds ``O(n)`` of them, not ``O(m·n)`` (bounds added to a block are new arrays)."""
     cm = problem.compiled
     n = cm.num_vars
-    zeros, identity, keys = objective or (np.zeros(n), sp.identity(n, format="csr"), list(range(n)))
+    zeros, identity, keys = objective or _objective(n)
     return CompiledModel(
         var_names=cm.var_names,
         var_lb=cm.var_lb,
@@ -194,8 +199,7 @@ class Blocks:
 
     def __init__(self, problem: Problem, groups: list[list[int]]) -> None:
         self.problem = problem
-        n = problem.num_vars
-        objective = (np.zeros(n), sp.identity(n, format="csr"), list(range(n)))
+        objective = _objective(problem.num_vars)  # one for every block
         self.blocks = [Block(k, rows, _block_model(problem, rows, objective), problem) for k, rows in enumerate(groups)]
         self.inferred: dict[int, list[InferredBound]] = {}  # block -> the bounds added to it
         self._bound_blocks()

@@ -19,7 +19,7 @@ import ldopt_torch as lt
 from ldopt.dual import DualResult
 from ldopt.dual.forms import Joint, Shared
 from ldopt.dual.sparse_forms import SparseJoint, SparseShared, box_argmax
-from ldopt.dual.support import Support, resolve_layout
+from ldopt.dual.support import Support, box_of, resolve_layout
 from ldopt.errors import InputError
 from ldopt.oracles.row_groups import LinearRows, MixedRows, row_groups
 from ldopt_experiments.zoo import _location
@@ -38,12 +38,6 @@ def pmedian():
     p, base = _p_median()
     costs = base * np.random.default_rng(0).uniform(0.5, 1.5, (5, len(base)))
     return p, ldopt.decompose(p), costs
-
-
-def _box(dec):
-    lb = np.max([b.compiled.var_lb for b in dec.blocks], axis=0)
-    ub = np.min([b.compiled.var_ub for b in dec.blocks], axis=0)
-    return lb, ub
 
 
 def _both(dec, sparse_form, dense_form, theta, q):
@@ -74,7 +68,7 @@ def test_sparse_joint_is_the_dense_joint_at_the_same_penalties(pmedian, blocks):
     rng = np.random.default_rng(1)
     q = p.sign * p.objective_coefficients(costs)
     theta = rng.normal(scale=0.5, size=(len(q), sup.nnz))
-    bounds, dense_bounds, g, dense_g = _both(dec, SparseJoint(sup, *_box(dec)), Joint(dec.num_blocks), theta, q)
+    bounds, dense_bounds, g, dense_g = _both(dec, SparseJoint(sup, *box_of(dec)), Joint(dec.num_blocks), theta, q)
     scale = np.abs(q).sum() + np.abs(theta).sum()
     np.testing.assert_allclose(bounds, dense_bounds, rtol=0, atol=1e-12 * scale)
     np.testing.assert_allclose(g, dense_g, rtol=0, atol=1e-9)
@@ -85,7 +79,7 @@ def test_sparse_shared_bound_is_the_dense_shared_bound_at_the_same_multipliers(p
     p, _, costs = pmedian
     dec = ldopt.decompose(p, blocks)
     sup = Support.of(dec)
-    form = SparseShared(sup, *_box(dec))
+    form = SparseShared(sup, *box_of(dec))
     q = p.sign * p.objective_coefficients(costs)
     lam = form.project(np.random.default_rng(2).normal(size=(len(q), sup.nnz)), q)
     np.testing.assert_allclose(sup.scatter_sum(lam), q, atol=1e-12)  # Σ_k λ_k = q on the supports

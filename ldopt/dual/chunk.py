@@ -16,7 +16,7 @@ from .master import column_generation
 from .result import DualResult, pad_rows
 from .run import subgradient_run
 from .settings import DualSettings, Master
-from .sparse_forms import SparseJoint, SparseShared, offer_candidates
+from .sparse_forms import SparseJoint, SparseShared
 from .support import Support, box_of
 
 CHUNK_BYTES = 2**27
@@ -153,9 +153,9 @@ def _master_chunk(
     )  # fmt: skip
     p_val = np.full(B, -np.inf)
     p_x = np.full((B, n), np.nan)
-    sup = run.support
-    mean = np.where(sup.count == 0, run.box_x, sup.scatter_sum(run.X) / np.maximum(sup.count, 1))
-    offer_candidates(sup, heuristic, q, mean, run.X, np.arange(B), p_val, p_x)
+    sup = run.support  # the copies on the supports, as the shared form lays them out, offer points
+    X = np.concatenate([run.X, run.box_x], axis=1)
+    SparseShared(sup, *box_of(dec)).offer_primal(heuristic, q, X, p_val, p_x, np.arange(B))
     sparse = settings.layout == "sparse"
     lam_u = p.sign * (run.lam if sparse else run.dense_lam())
     if settings.mode == "shared":

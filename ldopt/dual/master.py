@@ -37,12 +37,10 @@ import numpy as np
 from .. import checks
 from ..decomposition import Blocks
 from ..errors import SolverError
-from ..oracles.row_groups import row_groups
 from ..solvers.highs import quiet_highs
 from .settings import Adam, Master, Polyak, Rule, StepChoice, StepRule
-from .sparse_forms import box_argmax
+from .sparse_forms import SparseShared
 from .support import Support, box_of
-from .support import supports as supports_of
 
 MASTER_WIDTH = 32
 """``step="auto"`` runs column generation where no block touches more variables than this."""
@@ -71,7 +69,7 @@ def resolve_step(dec: Blocks, step: Rule | StepChoice) -> Rule | StepRule:
     step = checks.choice("step", step, get_args(StepChoice))
     if step != "auto":
         return cast(StepRule, step)
-    widest = max((len(s) for s in supports_of(dec)), default=0)
+    widest = int(np.diff(Support.of(dec).indptr).max(initial=0))
     return "master" if widest <= MASTER_WIDTH else "polyak"
 
 
@@ -114,20 +112,23 @@ class _Master:
         )  # fmt: skip
         self.columns = 0
         self.scale = 1.0  # the largest magnitude of a column's entry: the slacks' scale
+        # a round's columns, one per block: its link rows, then its convexity row, column by column
+        owner = np.r_[np.repeat(np.arange(m), np.diff(self.first)), np.arange(m)]
+        self.order = np.argsort(owner, kind="stable")
+        self.owner, self.rows = owner[self.order], np.r_[r, links + np.arange(m)].astype(np.int32)[self.order]
 
     def add(self, x: np.ndarray) -> None:
         """Every block's point on its support (``x`` flat, ``(nnz,)``), one column each (one call):
         −x on the block's link rows, 1 on its convexity row."""
         m = len(self.supports)
-        rows = np.r_[np.arange(self.links), self.links + np.arange(m)].astype(np.int32)
-        vals = np.r_[-x, np.ones(m)]
-        owner = np.r_[np.repeat(np.arange(m), np.diff(self.first)), np.arange(m)]
-        order = np.argsort(owner, kind="stable")  # column by column
-        keep = order[vals[order] != 0]
+        vals = np.r_[-x, np.ones(m)][self.order]
+        keep = vals != 0
         self.scale = max(self.scale, float(np.abs(vals).max()))
-        starts = np.searchsorted(owner[keep], np.arange(m)).astype(np.int32)
+        starts = np.searchsorted(self.owner[keep], np.arange(m)).astype(np.int32)
         inf = highspy.kHighsInf
-        self.h.addCols(m, np.zeros(m), np.zeros(m), np.full(m, inf), len(keep), starts, rows[keep], vals[keep])
+        self.h.addCols(
+            m, np.zeros(m), np.zeros(m), np.full(m, inf), int(keep.sum()), starts, self.rows[keep], vals[keep]
+        )
         self.columns += m
 
     def penalise(self, penalty: float) -> None:
@@ -268,31 +269,24 @@ _PENALTY_GROWTH = 1e8  # the slack penalty grows at most this much: beyond, the 
 
 class _Pricing:
     """How a round prices every block at multipliers on the supports (flat ``(b, nnz)``): the
-    closed-form rows by groups of one shape (`ldopt.oracles.row_groups`), the others one by one;
-    the cost of the variables no block touches (``residual``) at the best bound of the box."""
+    shared form on the supports (`SparseShared`) solves the blocks and prices the cost of the
+    variables no block touches (``residual``) at the best bound of the box."""
 
     def __init__(self, dec: Blocks, solvers: list[Any], q: np.ndarray) -> None:
-        self.solvers, self.sup = solvers, Support.of(dec)
-        self.groups, self.single = row_groups(solvers, self.sup)
-        self.share = np.maximum(self.sup.count, 1)
-        lb, ub = box_of(dec)
+        self.solvers, self.sup, self.q = solvers, Support.of(dec), q
+        self.form = SparseShared(self.sup, *box_of(dec))
         self.residual = np.where(self.sup.count == 0, q, 0.0)
-        self.box_x = box_argmax(self.residual, lb, ub)
-        self.box_value = np.where(self.residual == 0, 0.0, self.residual * self.box_x).sum(axis=1)
-        self.q = q
+        self.box_x, h = self.form.box(self.residual)
+        self.box_value = h.sum(axis=1)
 
     def project(self, lam: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """``lam`` ``(b, nnz)`` moved onto ``Σ_k λ_k = q`` (on the variables the blocks touch)."""
-        return lam - self.sup.gather((self.sup.scatter_sum(lam) - self.q[idx] + self.residual[idx]) / self.share)
+        return self.form.project(lam, self.q[idx])
 
     def __call__(self, lam: np.ndarray, X: np.ndarray, masters: list[_Master], idx: np.ndarray) -> np.ndarray:
         """Solve every block at ``lam`` for instances ``idx`` into ``X`` (both ``(b, nnz)``), add
         each block's point to its master, and return the Lagrangian bounds ``Σ_k max λ_k·x``."""
-        for group in self.groups:
-            group.solve(lam, X)
-        for k in self.single:
-            at = self.sup.block(k)
-            X[:, at] = self.solvers[k].argmax_on(lam[:, at], self.sup.variables(k))
+        self.form.solve_blocks(self.solvers, lam, X)
         for t, b in enumerate(idx):
             masters[b].add(X[t])
         return np.einsum("bi,bi->b", lam, X) + self.box_value[idx]

@@ -83,7 +83,7 @@ class _OnSupports(Form):
     def buffer(self, b: int, n: int) -> np.ndarray:
         return np.empty((b, self.width()))
 
-    def _solve(self, solvers: list[Any], obj: np.ndarray, out: np.ndarray) -> None:
+    def solve_blocks(self, solvers: list[Any], obj: np.ndarray, out: np.ndarray) -> None:
         """Every block's copy on its support for the flat objectives ``obj``, into ``out``: the
         closed-form rows by groups of one shape (`ldopt.oracles.row_groups`), the others one by one."""
         if self._groups is None:  # the run's solvers do not change
@@ -95,7 +95,7 @@ class _OnSupports(Form):
             at = self.sup.block(k)
             out[:, at] = solvers[k].argmax_on(obj[:, at], self.sup.variables(k))
 
-    def _box(self, base: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def box(self, base: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The box's best point for ``base`` ``(b, n)`` and each variable's value there."""
         x = box_argmax(base, self.lb, self.ub)
         return x, np.where(base == 0, 0.0, base * x)
@@ -118,8 +118,8 @@ class SparseShared(_OnSupports):
 
     def evaluate(self, solvers: list[Any], obj: np.ndarray, X: np.ndarray) -> np.ndarray:
         nnz = self.nnz
-        self._solve(solvers, obj[:, :nnz], X[:, :nnz])
-        X[:, nnz:], h = self._box(obj[:, nnz:])
+        self.solve_blocks(solvers, obj[:, :nnz], X[:, :nnz])
+        X[:, nnz:], h = self.box(obj[:, nnz:])
         return np.concatenate([self.sup.block_sums(obj[:, :nnz] * X[:, :nnz]), h.sum(axis=1, keepdims=True)], axis=1)
 
     def bounds(self, values: np.ndarray) -> np.ndarray:
@@ -166,9 +166,9 @@ class SparseJoint(_OnSupports):
     def evaluate(self, solvers: list[Any], obj: np.ndarray, X: np.ndarray) -> np.ndarray:
         nnz, sums = self.nnz, self.sup.block_sums
         main, light = slice(0, nnz), slice(nnz, 2 * nnz)
-        self._solve(solvers, obj[:, main], X[:, main])
-        self._solve(solvers, obj[:, light], X[:, light])
-        X[:, 2 * nnz :], h = self._box(obj[:, 2 * nnz :])
+        self.solve_blocks(solvers, obj[:, main], X[:, main])
+        self.solve_blocks(solvers, obj[:, light], X[:, light])
+        X[:, 2 * nnz :], h = self.box(obj[:, 2 * nnz :])
         off = h.sum(axis=1, keepdims=True) - sums(self.sup.gather(h))  # main d's box part, off S_d
         return np.concatenate([sums(obj[:, main] * X[:, main]) + off, sums(obj[:, light] * X[:, light])], axis=1)
 

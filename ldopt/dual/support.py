@@ -168,12 +168,17 @@ class Support:
 
 def box_of(dec: Blocks) -> tuple[np.ndarray, np.ndarray]:
     """The bounds every block gives each variable (its own, or implied by the whole model, so
-    valid for every block): the box where a copy off its block's support lies."""
-    lb, ub = dec.problem.compiled.var_lb.copy(), dec.problem.compiled.var_ub.copy()
-    for b in dec.blocks:
-        np.maximum(lb, b.compiled.var_lb, out=lb)
-        np.minimum(ub, b.compiled.var_ub, out=ub)
-    return lb, ub
+    valid for every block): the box where a copy off its block's support lies (computed once per
+    decomposition; read only)."""
+    if "_box" not in dec.__dict__:
+        lb, ub = dec.problem.compiled.var_lb.copy(), dec.problem.compiled.var_ub.copy()
+        for b in dec.blocks:
+            np.maximum(lb, b.compiled.var_lb, out=lb)
+            np.minimum(ub, b.compiled.var_ub, out=ub)
+        lb.setflags(write=False)
+        ub.setflags(write=False)
+        dec.__dict__["_box"] = (lb, ub)
+    return dec.__dict__["_box"]
 
 
 def resolve_layout(dec: Blocks, layout: Layout, mode: str) -> Literal["dense", "sparse"]:
