@@ -31,6 +31,7 @@ import pyomo.environ as pyo
 import ldopt
 import ldopt_torch as lt
 from ldopt.dual.support import Support
+from ldopt.problems import knapsack
 from ldopt_experiments.zoo import _location
 
 OUT = Path(__file__).parent / "results" / "sparse_layout"
@@ -101,8 +102,6 @@ def case_sparse_lp(instances: int, rows: int, n: int) -> dict[str, Any]:
 
 
 def case_mkp(instances: int, layout: str) -> dict[str, Any]:
-    from ldopt.problems import knapsack  # noqa: PLC0415
-
     d = knapsack.protocol_data(instances, 200, deg=4, seed=0)
     model = knapsack.build_model(d.weights, d.capacities)
     dec = ldopt.decompose(ldopt.Problem.from_pyomo(model, model.c))
