@@ -19,6 +19,7 @@ from .errors import (
     TornCacheError,
     VariableError,
 )
+from .lp_relaxation import lp_optima
 from .preflight import CheckReport, check
 from .problem import Problem
 from .solution import Solution
@@ -54,6 +55,7 @@ __all__ = [
     "check",
     "decompose",
     "lagrangian_bound",
+    "lp_optima",
     "parallel",
     "problems",
     "regret",

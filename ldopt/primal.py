@@ -80,14 +80,47 @@ def _repair_one(x: np.ndarray, q: np.ndarray, A: np.ndarray, lo: np.ndarray, hi:
 
 
 @nb.njit(cache=True, nogil=True)
+def _within(load: np.ndarray, A: np.ndarray, out: int, into: int, lo: np.ndarray, hi: np.ndarray) -> bool:
+    """Whether the loads stay within every row after removing item ``out`` (-1: none) and adding ``into``."""
+    for k in range(A.shape[0]):
+        v = load[k] + A[k, into] - (A[k, out] if out >= 0 else 0.0)
+        if v > hi[k] + 1e-9 or v < lo[k] - 1e-9:
+            return False
+    return True
+
+
+@nb.njit(cache=True, nogil=True)
+def _swaps(x: np.ndarray, q: np.ndarray, A: np.ndarray, lo: np.ndarray, hi: np.ndarray, cand: np.ndarray) -> None:
+    """Best-improvement local search on a feasible 0/1 point ``x`` (in place): add a candidate item,
+    or swap one chosen item for a candidate, while the value grows."""
+    load = A @ x
+    for _ in range(x.shape[0]):
+        best, out, into = 1e-12, -1, -1
+        inside: np.ndarray = np.flatnonzero(x > 0.5)
+        for j in cand:
+            if x[j] > 0.5:
+                continue
+            if q[j] > best and _within(load, A, -1, j, lo, hi):
+                best, out, into = q[j], -1, j
+            for i in inside:
+                if q[j] - q[i] > best and _within(load, A, i, j, lo, hi):
+                    best, out, into = q[j] - q[i], i, j
+        if into < 0:
+            return
+        if out >= 0:
+            _move(x, load, A, out, 0.0)
+        _move(x, load, A, into, 1.0)
+
+
+@nb.njit(cache=True, nogil=True)
 def _repair(
     x0: np.ndarray, q: np.ndarray, A: np.ndarray, lo: np.ndarray, hi: np.ndarray, scale: np.ndarray
 ) -> np.ndarray:
-    """Repaired 0/1 points ``(B, n)`` of ``x0`` for max ``q·x``, items ranked by ``q / scale``; a row
-    of NaN where the repair failed."""
+    """Repaired 0/1 points ``(B, n)`` of ``x0`` for max ``q·x``, items ranked by ``q / scale``
+    (``scale`` ``(B, n)``: each instance's item sizes); a row of NaN where the repair failed."""
     out = x0.copy()
     for b in range(x0.shape[0]):
-        if not _repair_one(out[b], q[b], A, lo, hi, np.argsort(q[b] / scale)):
+        if not _repair_one(out[b], q[b], A, lo, hi, np.argsort(q[b] / scale[b])):
             out[b, :] = np.nan
     return out
 
@@ -110,10 +143,16 @@ class PrimalHeuristic:
             caps = np.where(np.isfinite(self.hi), np.maximum(self.hi, 1e-9), np.inf)
             self.scale = (self.A / caps[:, None]).sum(0) + 1e-12
 
-    def update(self, q: np.ndarray, X: np.ndarray, p_val: np.ndarray, p_x: np.ndarray, idx: np.ndarray) -> None:
+    def update(
+        self, q: np.ndarray, X: np.ndarray, p_val: np.ndarray, p_x: np.ndarray, idx: np.ndarray,
+        prices: np.ndarray | None = None,
+    ) -> None:  # fmt: skip
         """Improve ``p_val[idx]``/``p_x[idx]`` from the copies ``X`` ``(b, S, n)`` of those instances.
 
-        Only copies worth more than the incumbent are checked for feasibility (most are not)."""
+        Only copies worth more than the incumbent are checked for feasibility (most are not).
+        ``prices`` ``(b, rows)``: row prices (e.g. the LP's duals) that size the items for the
+        repair, ``max(prices·A, 0)`` (Pirkul's surrogate ratio), instead of their shares of the
+        capacities."""
         b, S, _ = X.shape
         vals = np.einsum("bkn,bn->bk", X, q)
         worth = vals > p_val[idx][:, None]
@@ -128,7 +167,10 @@ class PrimalHeuristic:
         cand_val = vals[np.arange(b), k]
         cand_x = X[np.arange(b), k]
         if self.repairs:
-            rep = _repair(np.round(X.mean(axis=1)), np.ascontiguousarray(q), self.A, self.lo, self.hi, self.scale)
+            scale = np.broadcast_to(self.scale, q.shape)
+            if prices is not None:
+                scale = np.maximum(np.nan_to_num(prices) @ self.A, 0.0) + 1e-9 * self.scale
+            rep = _repair(np.round(X.mean(axis=1)), np.ascontiguousarray(q), self.A, self.lo, self.hi, scale)
             rv = np.einsum("bn,bn->b", rep, q)
             use = np.isfinite(rv) & (rv > cand_val)
             cand_val = np.where(use, rv, cand_val)
@@ -136,3 +178,28 @@ class PrimalHeuristic:
         better = cand_val > p_val[idx]
         p_val[idx[better]] = cand_val[better]
         p_x[idx[better]] = cand_x[better]
+
+    def polish(self, q: np.ndarray, p_val: np.ndarray, p_x: np.ndarray, idx: np.ndarray, cand: np.ndarray) -> None:
+        """Improve the incumbents ``p_x[idx]`` by a local search (add an item, or swap one for
+        another) over the candidate items ``cand`` ``(b, K)`` (e.g. the LP's best reduced costs);
+        for the problems the repair serves, else nothing.
+
+        Parameters
+        ----------
+        q
+            Objectives ``(b, n)`` (max form) of the instances ``idx``.
+        p_val, p_x
+            The best values ``(B,)`` and points ``(B, n)``, improved in place.
+        idx
+            The instances ``(b,)``.
+        cand
+            Candidate items per instance ``(b, K)``.
+        """
+        if not self.repairs:
+            return
+        for t, i in enumerate(idx):
+            if np.isfinite(p_val[i]):
+                x = p_x[i].copy()
+                _swaps(x, q[t], self.A, self.lo, self.hi, cand[t])
+                if x @ q[t] > p_val[i]:
+                    p_val[i], p_x[i] = x @ q[t], x

@@ -80,4 +80,11 @@ def report(opt: Optima, achieved: np.ndarray) -> RegretReport:
     lo_den, hi_den = float(lo_abs.sum()), float(hi_abs.sum())
     upper = float(worst.sum() / lo_den) if lo_den > 0 else np.inf
     lower = float(regrets.sum() / hi_den) if np.isfinite(hi_den) else 0.0
+    ends = np.concatenate([best, opt.bound])
+    if np.isfinite(ends).all() and ((ends > 0).all() or (ends < 0).all()):
+        # every optimum has one sign: the regret is s(S − F)/|S| with S the optima's sum, monotone
+        # in S, so its range over the optima's intervals is at S's two ends (exact, and tighter)
+        total = float(achieved.sum())
+        at = sorted(s * (S - total) / abs(S) for S in (float(best.sum()), float(opt.bound.sum())))
+        lower, upper = max(lower, at[0]), min(upper, at[1])
     return RegretReport(float(regrets.sum() / denom), lower, upper, regrets, int(opt.proven.sum()), len(best))

@@ -5,7 +5,7 @@ one conversion of user features into the float32 tensors that batches carry."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, NotRequired, TypedDict
+from typing import Any, TypedDict
 
 import numpy as np
 import torch
@@ -23,7 +23,6 @@ class LDBatch(TypedDict):
     costs: torch.Tensor  # (B, n_c) true costs
     main_objective: torch.Tensor  # (B, n) λ_d
     main_solution: torch.Tensor  # (B, n) x_d*
-    multipliers: NotRequired[torch.Tensor]  # (B, m-1, n) μ^(d); not with the sparse layout
 
 
 class _OptBase(TypedDict):

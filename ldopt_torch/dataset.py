@@ -57,10 +57,10 @@ class LDDataset(InstanceSet):
     ``"master"``: exact multipliers by column generation, or ``"auto"``, which picks it for narrow
     blocks; [`ldopt.dual.solve_dual()`][ldopt.dual.solve_dual]).
     Items carry ``index``, ``d``, ``features``, ``costs``, ``main_objective``
-    (``λ_d = q(c) + Σ_{k≠d} μ_k``), ``main_solution`` (``x_d*``) and, in the dense layout,
-    ``multipliers`` (``μ^(d)``, ``(m-1, n)``, built per batch; `multipliers()` builds them in
-    both). `view()` selects the decomposition. The multipliers live on each block's support where
-    that saves memory (``layout``, `ldopt.dual.support`; ``lt.PAPER`` pins the dense layout).
+    (``λ_d = q(c) + Σ_{k≠d} μ_k``) and ``main_solution`` (``x_d*``), built per batch;
+    `multipliers()` gives ``μ^(d)`` (``(m-1, n)`` an item). `view()` selects the decomposition.
+    The multipliers live on each block's support where that saves memory (``layout``,
+    `ldopt.dual.support`; ``lt.PAPER`` pins the dense layout).
 
     ``dynamic``: a [`DynamicMultipliers`][ldopt_torch.DynamicMultipliers] makes [`fit()`][ldopt_torch.fit] move the
     multipliers towards the model's predictions during training (μ-form modes; off by default, see
@@ -176,12 +176,9 @@ class LDDataset(InstanceSet):
         self.d = self.decompositions[0]
 
     def _use(self, result: DualResult) -> None:
-        """Serve ``result``'s multipliers, main objectives and main solutions (the dense layout's
-        kept as tensors; the sparse layout's built per batch from the supports, ``O(n)`` each)."""
+        """Serve ``result``'s main objectives and main solutions, built per batch from it (``O(n)``
+        an item in either layout: no second copy of every decomposition's arrays)."""
         self.result = result
-        dense = result.support is None
-        self._main_objective = {d: float32(result.main_objective(d)) for d in self.decompositions if dense}
-        self._main_solution = {d: float32(result.main_solution(d)) for d in self.decompositions if dense}
 
     def with_result(self, result: DualResult) -> LDDataset:
         """The same instances with other multipliers ``result`` (e.g. continued from these by
@@ -284,14 +281,8 @@ class LDDataset(InstanceSet):
         return out
 
     def _batch(self, idx: torch.Tensor) -> LDBatch:
-        d = self.d
-        if d in self._main_objective:
-            main, sol = self._main_objective[d][idx], self._main_solution[d][idx]
-        else:  # the sparse layout: from the supports, for this batch only
-            rows = idx.numpy()
-            main, sol = float32(self.result.main_objective(d, rows)), float32(self.result.main_solution(d, rows))
+        d, rows = self.d, idx.numpy()
+        main, sol = float32(self.result.main_objective(d, rows)), float32(self.result.main_solution(d, rows))
         features, costs = self.features[idx], self.costs[idx]
-        batch = LDBatch(index=idx, d=d, features=features, costs=costs, main_objective=main, main_solution=sol)
-        if self.result.support is None:  # (m−1)·n numbers an item, mostly zero in the sparse layout
-            batch["multipliers"] = self.multipliers(d, idx.numpy())
-        return batch
+        # μ^(d) ((m−1)·n numbers an item) stays out of the batches: `multipliers(d, index)` gives it
+        return LDBatch(index=idx, d=d, features=features, costs=costs, main_objective=main, main_solution=sol)

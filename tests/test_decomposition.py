@@ -404,7 +404,7 @@ def test_a_symmetric_start_begins_at_the_shared_bound_and_stays_valid(mode):
     assert np.median(sym.bound / opt) > max(0.8, np.median(one.bound / opt))
     default = dec.dual(d.costs, iterations=30, mode=mode, step="polyak", progress=False)
     np.testing.assert_array_equal(default.bound, sym.bound)  # the symmetric start is the default
-    with pytest.raises(ldopt.InputError, match="mu0: expected a number or 'symmetric'"):
+    with pytest.raises(ldopt.InputError, match="mu0: expected a number, 'symmetric' or 'lp'"):
         dec.dual(d.costs, mode=mode, mu0="sym")
 
 

@@ -134,7 +134,7 @@ def test_a_time_budget_is_shared_with_the_warm_start():
 def test_bad_presets_and_warm_starts_are_named():
     with pytest.raises(ldopt.InputError, match="warm_start: expected one of"):
         lt.FitOptions(warm_start="yes")
-    with pytest.raises(ldopt.InputError, match="mu0: expected a number or 'symmetric'"):
+    with pytest.raises(ldopt.InputError, match="mu0: expected a number, 'symmetric' or 'lp'"):
         lt.Preset("mine", mu0="sym", imle_lambda=1.0, warm_start="auto")
     with pytest.raises(ldopt.InputError, match="name: expected a non-empty string"):
         lt.Preset("", mu0=1.0, imle_lambda=1.0, warm_start="auto")

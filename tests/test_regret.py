@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ldopt
 from ldopt.problems import knapsack
@@ -130,3 +132,30 @@ def test_optima_that_cannot_be_cached_are_kept_with_a_warning(mkp, tmp_path):
     with pytest.warns(UserWarning, match="without being cached"):
         out = optima(p, C[:5], "highs", cache=blocked / "sub")
     np.testing.assert_allclose(out.value, optima(p, C[:5], "highs").value)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    sense=st.sampled_from(["max", "min"]),
+    sign=st.sampled_from([1.0, -1.0, 0.0]),  # optima all positive, all negative, or of mixed signs
+)
+def test_the_certified_interval_holds_the_regret_for_every_optimum_inside_the_bounds(seed, sense, sign):
+    """Whatever the true optima are within [best known, bound], their regret lies in the interval;
+    where every optimum has one sign the interval's ends are attained (optima at either end)."""
+    rng = np.random.default_rng(seed)
+    B = int(rng.integers(1, 6))
+    s = 1.0 if sense == "max" else -1.0
+    base = rng.uniform(1, 10, B) * (sign if sign else rng.choice([-1.0, 1.0], B))
+    gap = rng.uniform(0, 0.3, B) * np.abs(base)
+    value, bound = base, base + s * gap  # the bound beyond the best known value
+    achieved = value - s * rng.uniform(0, 2, B) * np.abs(base)  # decisions no better than the optimum
+    rep = report(Optima(sense, value, bound, np.zeros((B, 1))), achieved)
+    for t in [np.zeros(B), np.ones(B), *rng.uniform(0, 1, (50, B))]:
+        opt = value + t * (bound - value)
+        true = np.sum(s * (opt - achieved)) / np.sum(np.abs(opt))
+        assert rep.lower - 1e-12 <= true <= rep.upper + 1e-12
+    ends = np.concatenate([value, bound])
+    if (ends > 0).all() or (ends < 0).all():
+        at = [np.sum(s * (o - achieved)) / np.sum(np.abs(o)) for o in (value, bound)]
+        assert rep.lower == pytest.approx(min(at), abs=1e-12) and rep.upper == pytest.approx(max(at), abs=1e-12)

@@ -41,7 +41,7 @@ def test_items_keep_instance_identity_under_a_shuffling_dataloader(mkp):
         seen.extend(idx)
         assert (batch["d"] == 2).all()
         np.testing.assert_allclose(batch["main_solution"].numpy(), r.main_solution(2)[idx], atol=1e-6)
-        np.testing.assert_allclose(batch["multipliers"].numpy(), r.multipliers(2)[idx], rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(data.multipliers(2, idx).numpy(), r.multipliers(2)[idx], rtol=1e-6, atol=1e-6)
         np.testing.assert_allclose(batch["costs"].numpy(), data.costs_np[idx], rtol=1e-6)
         np.testing.assert_allclose(batch["features"].numpy(), data.features.numpy()[idx])
     assert sorted(seen) == list(range(len(data)))
@@ -62,7 +62,7 @@ def test_cache_round_trips_and_refuses_foreign_or_corrupt_files(tmp_path, mkp):
     assert b.loaded_from_cache and b.construction_seconds == a.construction_seconds
     for k in ("lam", "main", "main_x", "run_bounds", "history", "primal_objective", "primal_x"):
         np.testing.assert_array_equal(getattr(a.result, k), getattr(b.result, k))
-    assert b.result.main_x.dtype == np.float64 and b.result.main_x.any()  # solutions are not truncated to ints
+    assert b.result.main_x.dtype == np.uint8 and b.result.main_x.any()  # binary solutions: compact, exact
     header = json.loads(a.cache_path.with_suffix(".npz.json").read_text())
     assert header["settings"]["iterations"] == 20
     # other settings or other costs: another file in a folder; an explicit file path is refused

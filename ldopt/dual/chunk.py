@@ -10,8 +10,10 @@ import numpy as np
 
 from ..decomposition import Blocks
 from ..errors import DecompositionError
+from ..lp_relaxation import offer_lp_point, solve_relaxation
 from ..primal import PrimalHeuristic
 from .forms import Form, Joint, MuForm, Shared
+from .lp_start import lp_multipliers
 from .master import column_generation
 from .result import DualResult, pad_rows
 from .run import subgradient_run
@@ -71,10 +73,15 @@ def solve_chunk(
     B, n = q.shape
     heuristic = PrimalHeuristic(p)
     deadline = t0 + settings.time_limit * B if settings.time_limit else np.inf  # seconds per instance
-    if isinstance(settings.rule, Master):
-        return _master_chunk(dec, q, offset, settings, solvers, heuristic, deadline, bar, warm, t0)
     p_val = np.full(B, -np.inf)
     p_x = np.full((B, n), np.nan)
+    if warm is None and settings.mu0 == "lp":  # the LP relaxation's multipliers, as a shared λ
+        lp = solve_relaxation(p, q)
+        lam_lp = lp_multipliers(dec, q, settings.layout == "sparse", lp)
+        offer_lp_point(heuristic, q, lp, p_val, p_x)
+        warm = np.repeat(lam_lp[:, None], m, axis=1) if settings.mode == "independent" else lam_lp
+    if isinstance(settings.rule, Master):
+        return _master_chunk(dec, q, offset, settings, solvers, heuristic, deadline, bar, warm, t0)
     support = Support.of(dec) if settings.layout == "sparse" else None
     forms: list[Form]
     if settings.mode == "independent":

@@ -185,5 +185,5 @@ class Joint(Form):
         return main.sum(axis=1, keepdims=True) - main - (m - 1) * light
 
     def keep(self, theta, q, obj, X):
-        m = self.m
-        return obj[:, m:], obj[:, :m], X[:, :m]
+        m = self.m  # main objective d is q + Σν − ν_d: kept as q + Σν (b, n) beside λ = −ν
+        return obj[:, m:], q + theta.sum(axis=1), X[:, :m]

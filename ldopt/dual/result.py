@@ -10,6 +10,7 @@ import numpy as np
 from .. import checks
 from ..errors import InputError
 from .settings import DualMode
+from .stacking import compact, pad_rows, stack_parts
 from .support import Support
 
 
@@ -22,8 +23,10 @@ class DualResult:
     ``B·m·n``; ``B·m²·n`` for ``"independent"``): ``lam`` is the shared ``λ``, the joint run's
     ``λ_k`` of every block when not main, or every independent run's ``λ`` ``(B, m, m, n)``;
     ``main`` every decomposition's main objective ``λ_d = q(c) + Σ_{k≠d} μ_k^(d)`` ``(B, m, n)``
-    (shared: ``lam``); ``main_x`` the main solutions ``(B, m, n)``; ``run_bounds`` ``(B, 1)`` for
-    shared, else ``(B, m)``. Sparse (``support`` set, `ldopt.dual.support`; memory ``B·(nnz + n)``
+    (shared: ``lam``; a joint run keeps ``q(c) − Σ_k λ_k`` ``(B, n)``, and ``λ_d`` is ``main``
+    plus ``lam[:, d]``); ``main_x`` the main solutions ``(B, m, n)`` (as ``uint8`` where every
+    value is 0 or 1: exact, an eighth of the memory); ``run_bounds`` ``(B, 1)`` for shared, else
+    ``(B, m)``. Sparse (``support`` set, `ldopt.dual.support`; memory ``B·(nnz + n)``
     with ``nnz = Σ_k |S_k|``): ``lam`` ``(B, nnz)`` holds each ``λ_k`` on its support (zero
     elsewhere); ``main`` ``(B, n)`` is ``q(c) − Σ_k λ_k`` (decomposition ``d``'s main objective is
     ``main`` plus ``λ_d``); ``main_x`` ``(B, nnz)`` the main solutions on the supports, ``box_x`` off.
@@ -84,6 +87,9 @@ class DualResult:
     support: Support | None = None
     box_x: np.ndarray | None = None
 
+    def __post_init__(self) -> None:
+        self.main_x = compact(self.main_x)
+
     @property
     def independent(self) -> bool:
         """Whether the multipliers come from the paper's independent runs."""
@@ -97,7 +103,7 @@ class DualResult:
     @property
     def num_blocks(self) -> int:
         """``m``: the blocks of the decomposition."""
-        return self.main.shape[1] if self.support is None else self.support.num_blocks
+        return self.lam.shape[-2] if self.support is None else self.support.num_blocks
 
     @property
     def num_vars(self) -> int:
@@ -151,16 +157,12 @@ class DualResult:
         """
         d = self._d(d)
         sel = checks.instances("index", index, self.num_instances)
-        if self.support is not None:
-            lam = self.support.to_dense(self.lam[sel])
-            lam[:, d] = self.main_objective(d, sel)
-            return lam
         if self.mode == "independent":
             return self.lam[sel, d]
-        lam = self.lam[sel]
-        if self.mode == "joint":
-            lam = lam.copy()
-            lam[:, d] = self.main[sel, d]
+        if self.support is None and self.mode == "shared":
+            return self.lam[sel]
+        lam = self.lam[sel].copy() if self.support is None else self.support.to_dense(self.lam[sel])
+        lam[:, d] = self.main_objective(d, sel)
         return lam
 
     def multipliers(self, d: int, index: Any = None) -> np.ndarray:
@@ -194,7 +196,7 @@ class DualResult:
         """
         d, sel = self._d(d), checks.instances("index", index, self.num_instances)
         if self.support is None:
-            return self.main[sel, d]
+            return self.main[sel, d] if self.main.ndim == 3 else self.main[sel] + self.lam[sel, d]
         return self.support.with_block(self.main[sel], self.lam[sel], d, add=True)
 
     def main_solution(self, d: int, index: Any = None) -> np.ndarray:
@@ -209,7 +211,7 @@ class DualResult:
         """
         d, sel = self._d(d), checks.instances("index", index, self.num_instances)
         if self.support is None or self.box_x is None:
-            return self.main_x[sel, d]
+            return self.main_x[sel, d].astype(float)
         return self.support.with_block(self.box_x[sel], self.main_x[sel], d)
 
     @property
@@ -264,13 +266,16 @@ class DualResult:
         )
 
     @classmethod
-    def concat(cls, parts: list[DualResult]) -> DualResult:
+    def concat(cls, parts: list[DualResult], consume: bool = False) -> DualResult:
         """Results of consecutive chunks of instances as one.
 
         Parameters
         ----------
         parts
             Results of consecutive chunks, in order.
+        consume
+            Release each part's arrays once copied (the parts are spent): the peak memory is the
+            result and one part, not twice the result.
         """
         if len(parts) == 1:
             return parts[0]
@@ -279,12 +284,13 @@ class DualResult:
         own_main = first.mode != "shared" or first.support is not None  # else main is lam
         names = [k for k in cls._ARRAYS if k != "history" and (k != "main" or own_main)]
         names += [] if first.box_x is None else ["box_x"]
-        cats: dict[str, Any] = {k: np.concatenate([getattr(p, k) for p in parts]) for k in names}
+        history = np.concatenate([pad_rows(p.history, it) for p in parts], axis=1)
+        cats: dict[str, Any] = {k: stack_parts([p.__dict__ for p in parts], k, consume) for k in names}
         cats.setdefault("main", cats["lam"])  # the dense shared layout's main objectives are its λ
         return cls(
             sense=first.sense,
             mode=first.mode,
-            history=np.concatenate([pad_rows(p.history, it) for p in parts], axis=1),
+            history=history,
             iterations=it,
             seconds=max(p.seconds for p in parts),
             step=first.step,
@@ -292,8 +298,3 @@ class DualResult:
             support=first.support,
             **cats,
         )
-
-
-def pad_rows(h: np.ndarray, rows: int) -> np.ndarray:
-    """A history cut short (early stop) extended to ``rows`` iterations by its last row."""
-    return np.vstack([h, np.repeat(h[-1:], rows - len(h), axis=0)]) if len(h) < rows else h

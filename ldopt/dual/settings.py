@@ -14,7 +14,7 @@ DualMode = Literal["shared", "independent", "joint"]
 StepRule = Literal["polyak", "adam", "master"]
 StepChoice = Literal["polyak", "adam", "master", "auto"]  # "auto": resolved per decomposition (resolve_step)
 Layout = Literal["auto", "dense", "sparse"]  # where multipliers and copies live (ldopt.dual.support)
-Start = Literal["symmetric"]  # the μ-form's start at the shared λ = q/m (see solve_dual)
+Start = Literal["symmetric", "lp"]  # the shared λ = q/m, or the LP relaxation's duals (lp_start)
 SolverChoice = str | tuple[str, ...] | tuple[tuple[int, str], ...]  # all blocks, one per block, {block: name}
 
 
@@ -36,7 +36,7 @@ def solver_choice(solver: Any) -> SolverChoice:
 
 
 def start_value(name: str, value: Any) -> float | Start:
-    """The μ-forms' start ``value``: a finite number, or ``"symmetric"``.
+    """The multipliers' start ``value``: a finite number, ``"symmetric"`` or ``"lp"``.
 
     Parameters
     ----------
@@ -46,9 +46,9 @@ def start_value(name: str, value: Any) -> float | Start:
         The start to check.
     """
     if isinstance(value, str):
-        if value == "symmetric":
-            return "symmetric"
-        raise InputError(f"{name}: expected a number or 'symmetric', got {value!r}")
+        if value in get_args(Start):
+            return cast(Start, value)
+        raise InputError(f"{name}: expected a number, 'symmetric' or 'lp', got {value!r}")
     return checks.finite(name, value)
 
 
@@ -214,8 +214,11 @@ class DualSettings:
         A named rule's step scale (Polyak's ``α``, Adam's learning rate); ``None``: the rule's own.
         Give a rule object its parameter instead.
     mu0
-        The μ-forms' start: ``"symmetric"`` (every block's objective ``q/m``, the shared solve's
-        start; the default, chosen on the zoo) or a number (the paper's 1, ``lt.PAPER``).
+        The start: ``"symmetric"`` (every block's objective ``q/m``, the shared solve's start; the
+        default, chosen on the zoo), ``"lp"`` (the LP relaxation's duals split over the blocks, one
+        warm HiGHS LP solve per instance, every mode; linear models,
+        [`lp_multipliers()`][ldopt.dual.lp_start.lp_multipliers]) or a number (the μ-forms' start,
+        the paper's 1, ``lt.PAPER``).
     tol
         An instance stops once its bound is within this (relative) of the best primal value.
     time_limit

@@ -119,9 +119,13 @@ def solve_dual(
         Deprecated: a named rule's step scale (Polyak's ``α`` or Adam's learning rate); give the
         rule's own parameter instead (``step=Polyak(alpha=1)``).
     mu0
-        The μ-form subgradient runs' start: ``"symmetric"`` (the default: where the shared solve
-        starts, every block's objective ``q/m``, which follows the costs' scale and on minimisations
-        with many rows is far closer to a bound) or a number (the paper's 1).
+        The start: ``"symmetric"`` (the default: where the shared solve starts, every block's
+        objective ``q/m``, which follows the costs' scale and on minimisations with many rows is
+        far closer to a bound), ``"lp"`` (every mode: the LP relaxation's row duals split over the
+        blocks, whose bound is at most the LP's, for one warm HiGHS LP solve per instance; its
+        point, repaired, is a first primal value; linear models,
+        [`lp_multipliers()`][ldopt.dual.lp_start.lp_multipliers]) or a number (the μ-forms' start,
+        the paper's 1).
     tol
         An instance stops once its bound is within this (relative) of the best primal value, or its
         copies agree.
@@ -235,7 +239,7 @@ def _on_threads(
     bar = counting_bar(settings.iterations * runs * len(ranges), desc, progress)
     try:
         return DualResult.concat(
-            map_ranges(lambda s, e: solve_chunk(dec, c[s:e], settings, bar, _rows(warm, s, e)), ranges)
+            map_ranges(lambda s, e: solve_chunk(dec, c[s:e], settings, bar, _rows(warm, s, e)), ranges), consume=True
         )
     finally:
         if bar is not None:
@@ -278,6 +282,6 @@ def _in_chunks(
         progress=progress,
         desc="dual chunks",
     )
-    out = DualResult.concat(parts)
+    out = DualResult.concat(parts, consume=True)
     out.chunks_computed, out.chunks_loaded = counts["computed"], counts["loaded"]
     return out

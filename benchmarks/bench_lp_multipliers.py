@@ -1,0 +1,78 @@
+"""Multipliers at the cost of an LP solve: PyEPO's MPAX knapsack (10,000 items × 50 rows).
+
+Times, in one process and on the same instances: one warm HiGHS solve of the LP relaxation per
+instance (the baseline), the training set's multipliers from the LP's duals (``LDDataset(...,
+mu0="lp")``: the LP solve, the split, one evaluation of the 50 blocks' bounds and the primal
+heuristic), and the previous default (30 joint Polyak steps from the symmetric start). Prints
+each one's seconds per instance, its ratio to the LP solve, and its bound and primal value
+against the LP's optimum; saves ``benchmarks/results/pyepo_knapsack/lp_multipliers.json``.
+
+    python benchmarks/bench_lp_multipliers.py                 # 64 instances, about 1 minute
+    python benchmarks/bench_lp_multipliers.py --instances 200 --default 16
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+from pyepo.data.knapsack import genData
+from sklearn.model_selection import train_test_split
+
+import ldopt
+import ldopt_torch as lt
+from ldopt.lp_relaxation import solve_relaxation
+from ldopt.problems import knapsack
+
+OUT = Path(__file__).parent / "results" / "pyepo_knapsack" / "lp_multipliers.json"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--instances", type=int, default=64)
+    ap.add_argument("--default", type=int, default=8, help="instances for the old default (30 joint steps)")
+    a = ap.parse_args()
+    weights, x, c = genData(2000, 5, 10000, dim=50, deg=4, noise_width=0.5, seed=42)
+    _, _, c_train, _ = train_test_split(x, c, test_size=1000, random_state=42)
+    C = c_train[: a.instances].astype(float)
+    F = x[: a.instances]
+    model = knapsack.build_model(weights, np.full(50, 500.0))
+    p = ldopt.Problem.from_pyomo(model, model.c)
+    dec = ldopt.decompose(p)
+    lt.LDDataset(dec, F[:2], C[:2], mode="joint", iterations=1, mu0="lp", progress=False)  # compile, warm up
+    t = time.perf_counter()
+    lp = solve_relaxation(p, C)  # one thread, warm from instance to instance
+    lp_s = (time.perf_counter() - t) / len(C)
+    rows = {}
+    for name, kwargs, count in [
+        ("LP start (mu0='lp', 1 joint evaluation)", dict(iterations=1, mu0="lp"), len(C)),
+        ("old default (30 joint steps, symmetric start)", dict(iterations=30), a.default),
+    ]:
+        t = time.perf_counter()
+        data = lt.LDDataset(dec, F[:count], C[:count], mode="joint", progress=False, **kwargs)
+        per = (time.perf_counter() - t) / count
+        r = data.result
+        rows[name] = dict(
+            seconds_per_instance=per,
+            ratio_to_lp=per / lp_s,
+            bound_over_lp=float(np.mean(r.bound / lp.value[:count])),
+            primal_under_lp=float(np.mean(1 - r.primal_objective / lp.value[:count])),
+            instances=count,
+        )
+    print(f"one warm HiGHS LP solve: {lp_s:.3f} s per instance (one thread)")
+    print("| multipliers | s / instance | × LP solve | bound / LP | primal below LP |")
+    print("|---|---|---|---|---|")
+    for name, row in rows.items():
+        print(
+            f"| {name} | {row['seconds_per_instance']:.3f} | {row['ratio_to_lp']:.2f}× | "
+            f"{row['bound_over_lp']:.4f} | {100 * row['primal_under_lp']:.2f}% |"
+        )
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(json.dumps(dict(lp_seconds_per_instance=lp_s, rows=rows, args=vars(a)), indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""Multipliers from the LP relaxation: a start at the cost of one warm LP solve per instance.
+
+The LP relaxation ``max q·x  s.t.  lo ≤ A x ≤ hi,  lb ≤ x ≤ ub`` has row duals ``y`` and reduced
+costs ``r = q − Aᵀy``. Splitting ``q`` by the rows' blocks,
+
+    λ_k = A_kᵀ y_k + r / c   on block k's support (c_j: the blocks that touch x_j),
+
+gives multipliers with ``Σ_k λ_k = q`` whose bound ``B(λ)`` is at most the LP's optimum: ``y_k``
+with the reduced costs ``r / c`` is a feasible dual of block ``k``'s own LP relaxation, and those
+duals' objectives add up to the LP's dual objective. With integer blocks solved exactly, ``B(λ)``
+lies between the Lagrangian dual ``LD*`` and the LP bound, after one LP solve instead of tens of
+subgradient steps; the μ-forms start from the same ``λ`` (``μ_k = −λ_k``). Giving each main
+block the reduced costs whole instead (``μ_k = −A_kᵀ y_k``) leaves the other blocks objectives
+proportional to their weights (``y_k A_k``): subset-sum problems, on which the knapsack oracle's
+core does not shrink (measured on the 10,000-item MKP: 20 s an instance instead of 0.2 s). The LP's
+point, rounded, repaired and improved
+([`offer_lp_point()`][ldopt.lp_relaxation.offer_lp_point]), is also a first primal value.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..decomposition import Blocks
+from ..lp_relaxation import LPRelaxation, solve_relaxation
+from .support import Support
+
+
+def lp_multipliers(dec: Blocks, q: np.ndarray, sparse: bool, lp: LPRelaxation | None = None) -> np.ndarray:
+    """The symmetric multipliers of the LP relaxation's duals (see the module docstring), in the
+    max form: ``(b, nnz)`` on the supports (``sparse``) or ``(b, m, n)``. An instance whose LP is
+    not optimal gets the symmetric start ``q / c``.
+
+    Parameters
+    ----------
+    dec
+        The decomposition.
+    q
+        Objectives ``(b, n)`` in the max form.
+    sparse
+        Lay the multipliers out on the supports.
+    lp
+        The LP relaxation of these objectives (solved here when ``None``).
+    """
+    lp = solve_relaxation(dec.problem, q) if lp is None else lp
+    ok = lp.optimal
+    A = dec.problem.compiled.linear_matrix().tocsr()
+    sup = Support.of(dec)
+    count = sup.count
+    share = np.maximum(count, 1).astype(float)
+    y = np.where(ok[:, None], lp.duals, 0.0)
+    r = np.where(ok[:, None], q - (A.T @ y.T).T, q)  # no LP: the whole cost split evenly
+    m = dec.num_blocks
+    if sparse:
+        lam = sup.gather(r / share)
+    else:  # a block's share of r stays on its support (every block's where none touches x_j)
+        lam = np.zeros((len(q), m, dec.num_vars))
+        untouched = count == 0
+        for k in range(m):
+            lam[:, k, sup.variables(k)] = (r / share)[:, sup.variables(k)]
+            lam[:, k, untouched] = r[:, untouched] / m
+    for k, block in enumerate(dec.blocks):
+        part = (A[block.rows].T @ y[:, block.rows].T).T  # A_kᵀ y_k (b, n), zero off the support
+        if sparse:
+            lam[:, sup.block(k)] += part[:, sup.variables(k)]
+        else:
+            lam[:, k] += part
+    return lam

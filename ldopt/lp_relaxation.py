@@ -1,0 +1,157 @@
+"""The LP relaxation of a problem, solved warm per thread: bounds, row prices and good decisions
+without exact solves.
+
+Where exact optima are out of reach (the MKP at 10,000 items × 50 rows: HiGHS is not optimal
+after 30 s), [`lp_optima()`][ldopt.lp_relaxation.lp_optima] gives every instance a certified
+interval from one warm HiGHS LP solve: the LP's optimum bounds the optimum, and its point —
+rounded, repaired by the primal heuristic (items ranked by value over their capacity shares, and
+over their prices at the LP's row duals, Pirkul's surrogate ratio), then improved by adding or
+swapping items among those of best reduced cost — is a feasible decision.
+[`ldopt.regret.report()`][ldopt.regret.report] turns the interval into a certified regret; the
+same call on predicted costs gives the decisions.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from .arrays import as_batch
+from .compiled import CompiledModel
+from .errors import InputError
+from .optima import Optima
+from .primal import PrimalHeuristic
+from .problem import Problem
+from .solvers.base import OPTIMAL, SolverOptions
+from .solvers.highs import HighsSession
+from .threads import map_ranges, num_threads, split
+
+CANDIDATES = 1000
+"""The items of best reduced cost that the local search after the repair may add."""
+
+_local = threading.local()  # one LP session per thread and compiled model (HiGHS is not shared)
+
+
+@dataclass(frozen=True)
+class LPRelaxation:
+    """The LP relaxation's optima of ``b`` instances in the max form (NaN rows where a solve was
+    not optimal).
+
+    Parameters
+    ----------
+    value
+        Optimal values ``(b,)`` of ``max q·x``.
+    x
+        Optimal points ``(b, n)``.
+    duals
+        Row duals ``(b, rows)`` (``q − Aᵀy`` are the reduced costs).
+    optimal
+        Whether each solve was optimal ``(b,)``.
+    """
+
+    value: np.ndarray
+    x: np.ndarray
+    duals: np.ndarray
+    optimal: np.ndarray
+
+
+def _session(cm: CompiledModel) -> HighsSession:
+    """This thread's warm HiGHS session of ``cm``'s LP relaxation (max form)."""
+    sessions: dict[int, tuple[weakref.ref[CompiledModel], HighsSession]] | None = getattr(_local, "sessions", None)
+    if sessions is None:
+        sessions = _local.sessions = {}
+    entry = sessions.get(id(cm))
+    if entry is None or entry[0]() is not cm:
+        for key in [k for k, (ref, _) in sessions.items() if ref() is None]:  # models gone: their sessions too
+            del sessions[key]
+        quadratic = [r.name for r in cm.rows if r.is_quadratic]
+        if quadratic:
+            raise InputError(
+                f"the LP relaxation: expected linear rows, got the quadratic row '{quadratic[0]}' "
+                "(mu0='lp' and lp_optima need a linear model; use mu0='symmetric' or an exact solver)"
+            )
+        relaxed = replace(cm, var_type=np.full(cm.num_vars, "C"), sense="max")  # q arrives in the max form
+        entry = sessions[id(cm)] = (weakref.ref(cm), HighsSession(relaxed, SolverOptions()))
+    return entry[1]
+
+
+def solve_relaxation(problem: Problem, q: np.ndarray) -> LPRelaxation:
+    """The LP relaxation of ``problem`` for objectives ``q`` ``(b, n)`` (max form), solved warm one
+    instance after the other by this thread's HiGHS session.
+
+    Parameters
+    ----------
+    problem
+        The problem (linear rows).
+    q
+        Objectives ``(b, n)`` in the max form.
+    """
+    s = _session(problem.compiled)
+    b, n = q.shape
+    value, x = np.full(b, np.nan), np.full((b, n), np.nan)
+    y = np.full((b, problem.num_constraints), np.nan)
+    ok = np.zeros(b, dtype=bool)
+    for i in range(b):
+        res = s.solve(q[i], q[i])
+        if res.status is OPTIMAL and res.x is not None:
+            ok[i] = True
+            value[i], x[i] = res.bound, res.x
+            y[i] = np.asarray(s.highs.getSolution().row_dual, dtype=float)
+    return LPRelaxation(value, x, y, ok)
+
+
+def offer_lp_point(
+    heuristic: PrimalHeuristic, q: np.ndarray, lp: LPRelaxation, p_val: np.ndarray, p_x: np.ndarray
+) -> None:
+    """Offer the LP's points to the primal ``heuristic`` (see the module docstring): a point
+    feasible as it stands, else its rounding repaired twice (capacity shares, then the row duals)
+    and the better one improved among the [`CANDIDATES`][ldopt.lp_relaxation.CANDIDATES]."""
+    ok = np.flatnonzero(lp.optimal)
+    if not len(ok):
+        return
+    X = lp.x[ok][:, None, :]
+    heuristic.update(q[ok], X, p_val, p_x, ok)
+    heuristic.update(q[ok], X, p_val, p_x, ok, prices=lp.duals[ok])
+    A = heuristic.problem.compiled.linear_matrix()
+    reduced = q[ok] - np.asarray(A.T @ lp.duals[ok].T).T
+    size = min(CANDIDATES, q.shape[1])
+    best = np.argpartition(-reduced, size - 1, axis=1)[:, :size]
+    heuristic.polish(q[ok], p_val, p_x, ok, best)
+
+
+def _chunk(problem: Problem, heuristic: PrimalHeuristic, q: np.ndarray) -> tuple[np.ndarray, ...]:
+    lp = solve_relaxation(problem, q)
+    p_val, p_x = np.full(len(q), -np.inf), np.full(q.shape, np.nan)
+    offer_lp_point(heuristic, q, lp, p_val, p_x)
+    return lp.value, p_val, p_x, lp.x
+
+
+def lp_optima(problem: Problem, costs: Any) -> tuple[Optima, np.ndarray]:
+    """Every instance's LP bound and the best decision the LP's point gives (see the module
+    docstring), on this process's threads: an [`Optima`][ldopt.regret.Optima] (user's sense; NaN
+    where the LP is not optimal or no rounding was feasible) and the LP's points ``(B, n)``.
+
+    ``regret.report(lp_optima(p, C)[0].improve(x̂, f), f)`` certifies the regret of decisions
+    ``x̂`` worth ``f``; ``lp_optima(p, predicted)[0].x`` are the decisions for predicted costs; the
+    LP's points give the LP-relaxation protocol (decisions and optima of the relaxation).
+
+    Parameters
+    ----------
+    problem
+        The problem (linear rows; the repair needs binary variables and nonnegative rows).
+    costs
+        Cost vectors ``(B, num_costs)``.
+    """
+    c, _ = as_batch(costs, problem.num_costs, "costs")
+    q = problem.sign * problem.objective_coefficients(c)
+    offset = problem.compiled.k0 + c @ problem.compiled.r
+    heuristic = PrimalHeuristic(problem)
+    parts = map_ranges(lambda s, e: _chunk(problem, heuristic, q[s:e]), split(len(q), 4 * num_threads()))
+    bound, val, x, lp_x = (np.concatenate(a) for a in zip(*parts, strict=True))
+    sign = problem.sign
+    value = np.where(np.isfinite(val), sign * val + offset, np.nan)
+    return Optima(problem.sense, value, sign * bound + offset, x), lp_x
