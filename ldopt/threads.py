@@ -85,6 +85,12 @@ def inside_pool() -> bool:
     return getattr(_LOCAL, "inside", False)
 
 
+def pool_executor() -> ThreadPoolExecutor | None:
+    """The pool as an executor for chunks of work that keep their own order (checkpointed dual
+    chunks), or ``None`` where they should run inline: inside the pool, or with one thread."""
+    return None if inside_pool() or num_threads() == 1 else _pool()
+
+
 def solver_threads() -> int:
     """Threads one solver call may use when none are asked for: 1 on one of the pool's threads (the
     pool already runs a call per thread), else [`num_threads()`][ldopt.threads.num_threads], so that ``LDOPT_THREADS``

@@ -288,3 +288,19 @@ def test_the_readme_shows_exactly_the_table_the_main_job_printed():
     want = table(load_rows(RESULTS / "main_job" / "results.csv"), timing=False)
     shown = README.split("<!-- main-job -->\n", 1)[1].split("<!-- /main-job -->", 1)[0]
     assert shown == want, "rerun the main job into benchmarks/results/main_job and paste its first table"
+
+
+def test_the_pyepo_knapsack_table_is_the_committed_run():
+    """The MPAX knapsack's table in the docs is the one `examples/pyepo_large_knapsack.py` wrote,
+    and that table holds the figures of its results.json."""
+    folder = RESULTS / "pyepo_knapsack"
+    table = (folder / "table.md").read_text().splitlines()
+    meta = json.loads((folder / "results.json").read_text())
+    for r in meta["rows"]:
+        cells = f"{r['regret']:.2f} ({r['lower']:.2f} – {r['upper']:.2f}) | {r['lp_regret']:.2f}"
+        assert any(line.startswith(f"| {r['method']} (ldopt") and cells in line for line in table), r["method"]
+    assert f"data to table): {meta['total_seconds']:.0f} s" in table[-1]
+    docs = (ROOT / "docs" / "results.md").read_text()
+    for line in table:
+        if line.startswith("| ") and "---" not in line:
+            assert line in docs, f"docs/results.md lacks the committed row {line!r}"

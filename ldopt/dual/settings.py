@@ -214,11 +214,8 @@ class DualSettings:
         A named rule's step scale (Polyak's ``α``, Adam's learning rate); ``None``: the rule's own.
         Give a rule object its parameter instead.
     mu0
-        The start: ``"symmetric"`` (every block's objective ``q/m``, the shared solve's start; the
-        default, chosen on the zoo), ``"lp"`` (the LP relaxation's duals split over the blocks, one
-        warm HiGHS LP solve per instance, every mode; linear models,
-        [`lp_multipliers()`][ldopt.dual.lp_start.lp_multipliers]) or a number (the μ-forms' start,
-        the paper's 1, ``lt.PAPER``).
+        The start: ``"symmetric"`` (``q/m`` per block; the default), ``"lp"`` (the LP's duals,
+        [`lp_multipliers()`][ldopt.dual.lp_start.lp_multipliers]) or a number (the paper's 1).
     tol
         An instance stops once its bound is within this (relative) of the best primal value.
     time_limit

@@ -25,7 +25,7 @@ from ..decomposition import Blocks
 from ..deprecation import renamed
 from ..errors import InputError
 from ..progress import counting_bar
-from ..threads import map_ranges, num_threads, split
+from ..threads import map_ranges, num_threads, pool_executor, split
 from .chunk import chunk_rows, solve_chunk
 from .master import resolve_step
 from .result import DualResult
@@ -266,7 +266,9 @@ def _in_chunks(
 
     fn: Callable[..., DualResult]
     args: Callable[[int, int], tuple[Any, ...]]
-    if executor is None:
+    if executor is None:  # this process's threads, one chunk each, of bounded memory
+        executor = pool_executor()
+        chunk_size = chunk_size or min(-(-len(c) // 8), chunk_rows(dec, settings))
         fn, args = solve_chunk, lambda s, e: (dec, c[s:e], settings, None, _rows(warm, s, e))
     else:
         fn, args = _in_worker, lambda s, e: (key, dec, c[s:e], settings, _rows(warm, s, e))
