@@ -31,7 +31,7 @@ class Decomposition(Blocks):
     dual = solve_dual
 
 
-def decompose(problem: Problem, blocks: Any = None) -> Decomposition:
+def decompose(problem: Problem, blocks: Any = None, *, oracles: Any = None) -> Decomposition:
     """Decompose ``problem`` into constraint blocks (see `ldopt.decomposition`).
 
     A block that leaves a variable unbounded gets the bounds the whole model implies for it
@@ -45,6 +45,10 @@ def decompose(problem: Problem, blocks: Any = None) -> Decomposition:
     blocks
         ``None``: one block per row; ``"component"``: one per Pyomo constraint component; or a list
         of groups, each a list of row indices, row names or component names (every row in one group).
+    oracles
+        ``{block index: an Oracle}``: your algorithms for blocks whose structure ldopt does not know
+        (`ldopt.user_oracles`; ``check_oracle()`` tests one), used wherever the block is solved
+        with ``"auto"`` or ``"oracle"``.
 
     Returns
     -------
@@ -56,4 +60,4 @@ def decompose(problem: Problem, blocks: Any = None) -> Decomposition:
     if problem.num_constraints == 0:
         raise DecompositionError("the problem has no constraints to decompose")
     problem.check_parameters()
-    return Decomposition(problem, groups_of(problem, blocks))
+    return Decomposition(problem, groups_of(problem, blocks), oracles)

@@ -41,6 +41,7 @@ from .oracles.base import Oracle
 from .problem import Problem
 from .pyomo_build import linear_objective_model
 from .solvers.base import OPTIMAL
+from .user_oracles import attach, label
 
 
 def _objective(n: int) -> tuple[np.ndarray, sp.csr_matrix, list]:
@@ -81,7 +82,7 @@ class BlockSolver:
         self.oracle: Oracle | None = None
         self.name = self.requested = name
         if name in ("auto", "oracle"):
-            self.oracle = fit_oracle(block.compiled)
+            self.oracle = block.user_oracle or fit_oracle(block.compiled)
             if self.oracle is None and name == "oracle":
                 raise SolverUnavailableError(
                     f"block {block.index} ({block.describe()}) has no exact oracle; "
@@ -107,7 +108,7 @@ class BlockSolver:
     def describe(self) -> str:
         """How this block is solved: its exact oracle and method, or the solver that runs it."""
         if self.oracle is not None:
-            return f"{self.oracle.name}: {self.oracle.describe()}"
+            return label(self.oracle, yours=self.oracle is self.block.user_oracle)
         why = "no exact oracle fits this block" if self.requested == "auto" else "the solver named for this block"
         return f"{self.name}: {why}"
 
@@ -155,6 +156,7 @@ class Block:
     rows: list[int]
     compiled: CompiledModel
     parent: Problem = field(repr=False)
+    user_oracle: Oracle | None = field(default=None, repr=False)  # `ldopt.user_oracles`
     problem: Problem = field(init=False, repr=False)
     _solvers: dict[str, BlockSolver] = field(default_factory=dict, init=False, repr=False)
 
@@ -197,12 +199,13 @@ class Blocks:
     decomposition. [`Decomposition`][ldopt.Decomposition] (what [`decompose()`][ldopt.decompose]
     returns) adds the algorithms that run on it."""
 
-    def __init__(self, problem: Problem, groups: list[list[int]]) -> None:
+    def __init__(self, problem: Problem, groups: list[list[int]], oracles: Any = None) -> None:
         self.problem = problem
         objective = _objective(problem.num_vars)  # one for every block
         self.blocks = [Block(k, rows, _block_model(problem, rows, objective), problem) for k, rows in enumerate(groups)]
         self.inferred: dict[int, list[InferredBound]] = {}  # block -> the bounds added to it
         self._bound_blocks()
+        self.user_oracles = attach(self, oracles)  # block -> the oracle a user gave it
 
     def _bound_blocks(self) -> None:
         """Give every block that leaves a variable unbounded the bounds the whole model implies
@@ -234,7 +237,10 @@ class Blocks:
         if "_key" not in self.__dict__:
             from .cache import digest  # noqa: PLC0415
 
-            self._key = digest(self.problem.compiled.fingerprint(), [b.rows for b in self.blocks])
+            mine = sorted((k, o.key()) for k, o in self.user_oracles.items())
+            self._key = digest(
+                self.problem.compiled.fingerprint(), [b.rows for b in self.blocks], *([mine] if mine else [])
+            )
         return self._key
 
     @property

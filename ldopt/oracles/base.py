@@ -21,20 +21,22 @@ class Oracle(ABC):
     """Solves ``max λ_b · x`` over one block's feasible set for every row ``λ_b`` of a batch."""
 
     name: str = ""
+    relaxation: bool = False  # solves a superset of the block (`ldopt.user_oracles`): bounds only
     fallback_solver: str = "auto"  # the registry solver the block falls back to
     fallback: Callable[[np.ndarray], np.ndarray] | None = None
     fallback_count: int = 0
 
     @classmethod
-    @abstractmethod
     def fit(cls, block: CompiledModel) -> Oracle | None:
-        """An oracle for ``block`` if its structure fits, else ``None``.
+        """An oracle for ``block`` if its structure fits, else ``None`` (the default: an oracle a
+        user gives ``decompose(..., oracles=)`` is built by the user, not fitted).
 
         Parameters
         ----------
         block
             A block's compiled subproblem.
         """
+        return None
 
     @abstractmethod
     def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -66,6 +68,10 @@ class Oracle(ABC):
     def describe(self) -> str:
         """What the oracle solves and how, in a few words."""
         return self.name
+
+    def key(self) -> str:
+        """What identifies the oracle in cache keys (its class, and whether it is a relaxation)."""
+        return f"{type(self).__module__}.{type(self).__qualname__}" + (":relaxation" if self.relaxation else "")
 
     def run_fallback(self, lam: np.ndarray) -> np.ndarray:
         """Solve ``lam`` with the fallback solver, or raise if none is set.
