@@ -13,9 +13,10 @@ ldopt trains through the decomposition with exact knapsack oracles and takes int
   certified bound on every true optimum, so the test regret is reported with a certified
   interval (``24.1% (≤ 24.8%)``) instead of after 1000 MILP solves HiGHS does not finish;
 * the notebook's own protocol beside it: decisions and optima of the LP relaxation;
-* methods (``--methods``): MSE, and LD losses from scratch or from the MSE fit (``…:mse``, the
+* methods (``--methods``): MSE, LD losses from scratch or from the MSE fit (``…:mse``, the
   common DFL practice that ``lt.fit`` applies by default when given a validation set; the
-  notebook has none), each for ``--epochs`` epochs.
+  notebook has none), and ``spo+:lp``, the notebook's own SPO+ over the LP relaxation (PyEPO's
+  loss, one warm HiGHS LP per instance and step), each for ``--epochs`` epochs.
 
 Prints ldopt's rows (measured here) beside the notebook's published rows (quoted: their GPU) and
 saves ``results.json``, ``table.md`` and ``stages.png`` (seconds per stage) to ``--out``.
@@ -39,6 +40,7 @@ from sklearn.model_selection import train_test_split
 
 import ldopt
 import ldopt_torch as lt
+from ldopt.lp_relaxation import relaxed_problem
 from ldopt.problems import knapsack
 from ldopt.regret import report
 from ldopt_experiments.arguments import integer_at_least
@@ -56,19 +58,21 @@ def label(method: str) -> str:
     """A method's name in the table: ``mse`` or ``ld:<surrogate>:<L1|L2>[:mse]``."""
     if method == "mse":
         return "MSE (two-stage)"
+    if method == "spo+:lp":
+        return "SPO+ on the LP relaxation (the notebook's method)"
     _, surrogate, target, *start = method.split(":")
     return f"LD({SURROGATES[surrogate]}, multiple, {target})" + (" from the MSE fit" if start else "")
 
 
 def method_name(text: str) -> str:
-    """``--methods``'s entries: ``mse`` or ``ld:<spo+|imle|fy>:<L1|L2>[:mse]``."""
+    """``--methods``'s entries: ``mse``, ``spo+:lp`` or ``ld:<spo+|imle|fy>:<L1|L2>[:mse]``."""
     parts = text.split(":")
-    ok = text == "mse" or (
+    ok = text in ("mse", "spo+:lp") or (
         len(parts) in (3, 4) and parts[0] == "ld" and parts[1] in SURROGATES and parts[2] in ("L1", "L2")
         and parts[3:] in ([], ["mse"])
     )  # fmt: skip
     if not ok:
-        raise argparse.ArgumentTypeError(f"expected mse or ld:<spo+|imle|fy>:<L1|L2>[:mse], got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected mse, spo+:lp or ld:<spo+|imle|fy>:<L1|L2>[:mse], got {text!r}")
     return text
 
 
@@ -92,6 +96,11 @@ def train(
         if start is None:
             raise SystemExit(f"{method}: expected 'mse' before it in --methods (it starts from the MSE fit)")
         model = copy.deepcopy(start)
+    if method == "spo+:lp":  # PyEPO's SPO+ over the LP relaxation, one warm HiGHS LP per instance and step
+        relaxed = relaxed_problem(dec.problem)
+        full = lt.OptDataset(relaxed, data.features.numpy(), data.costs_np, solver="highs")
+        loss_lp = lt.FullLoss(relaxed, "spo+", solver="highs")
+        return lt.fit(model, full, loss_lp, epochs=epochs, lr=1e-2, seed=seed, progress=False).model
     if method == "mse":
         loss: torch.nn.Module = lt.MSELoss()
     else:

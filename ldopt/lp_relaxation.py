@@ -59,6 +59,20 @@ class LPRelaxation:
     optimal: np.ndarray
 
 
+def relaxed_problem(problem: Problem) -> Problem:
+    """The LP relaxation of ``problem`` as a problem of its own: the same rows, bounds and cost
+    map, every variable continuous (any solver; the LP protocol of PyEPO's MPAX examples, e.g.
+    ``lt.FullLoss(relaxed_problem(p), "spo+")``).
+
+    Parameters
+    ----------
+    problem
+        The problem.
+    """
+    cm = problem.compiled
+    return Problem(replace(cm, var_type=np.full(cm.num_vars, "C")))
+
+
 def _session(cm: CompiledModel) -> HighsSession:
     """This thread's warm HiGHS session of ``cm``'s LP relaxation (max form)."""
     sessions: dict[int, tuple[weakref.ref[CompiledModel], HighsSession]] | None = getattr(_local, "sessions", None)

@@ -197,3 +197,15 @@ def test_the_mu_forms_start_from_the_symmetric_split(mode, layout):
     lam = lp_multipliers(dec, q, sparse=False)
     for d in range(dec.num_blocks):
         np.testing.assert_allclose(p.sign * r.main_objective(d), lam[:, d], atol=1e-9 * np.abs(q).max())
+
+
+def test_the_relaxed_problem_is_the_lp_relaxation():
+    from ldopt.lp_relaxation import relaxed_problem  # noqa: PLC0415
+
+    p, _, costs = _mkp(6, n=15, rows=3)
+    lp = relaxed_problem(p)
+    assert not lp.is_mip and lp.num_vars == p.num_vars and lp.cost_names == p.cost_names
+    s = lp.solve(costs, solver="highs")
+    q = p.sign * p.objective_coefficients(costs)
+    np.testing.assert_allclose(s.objective, solve_relaxation(p, q).value, rtol=1e-9)
+    assert np.all(p.solve(costs, solver="highs").objective <= s.objective + 1e-9)
