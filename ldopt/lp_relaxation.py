@@ -104,7 +104,8 @@ def solve_relaxation(problem: Problem, q: np.ndarray) -> LPRelaxation:
     q
         Objectives ``(b, n)`` in the max form.
     """
-    s = _session(problem.compiled)
+    cm = problem.compiled
+    s = _session(cm)
     b, n = q.shape
     value, x = np.full(b, np.nan), np.full((b, n), np.nan)
     y = np.full((b, problem.num_constraints), np.nan)
@@ -113,9 +114,29 @@ def solve_relaxation(problem: Problem, q: np.ndarray) -> LPRelaxation:
         res = s.solve(q[i], q[i])
         if res.status is OPTIMAL and res.x is not None:
             ok[i] = True
-            value[i], x[i] = res.bound, res.x
+            x[i] = res.x
             y[i] = np.asarray(s.highs.getSolution().row_dual, dtype=float)
+    if ok.any():
+        value[ok], y[ok] = _dual_bound(cm, q[ok], y[ok])
     return LPRelaxation(value, x, y, ok)
+
+
+def _dual_bound(cm: CompiledModel, q: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The LP dual objective of the row prices ``y`` (``(b, rows)``, max form; a price of the wrong
+    sign for a one-sided row, within the solver's tolerance, set to 0) and those prices: a bound
+    on the LP's optimum that holds whatever the solver's tolerances, by weak duality,
+    ``q·x = yᵀAx + rᵀx ≤ Σ_k (y_k⁺ hi_k − y_k⁻ lo_k) + Σ_j (r_j⁺ ub_j − r_j⁻ lb_j)``, ``r = q − Aᵀy``."""
+    lo = np.array([r.lo for r in cm.rows], dtype=float)
+    hi = np.array([r.hi for r in cm.rows], dtype=float)
+    y = np.where(np.isfinite(hi), y, np.minimum(y, 0.0))
+    y = np.where(np.isfinite(lo), y, np.maximum(y, 0.0))
+    r = q - np.asarray(cm.linear_matrix().T @ y.T).T
+
+    def side(v: np.ndarray, up: np.ndarray, down: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):  # 0 × inf: a zero price on an open side costs nothing
+            return np.where(v > 0, v * up, 0.0) + np.where(v < 0, v * down, 0.0)
+
+    return side(y, hi, lo).sum(axis=1) + side(r, cm.var_ub, cm.var_lb).sum(axis=1), y
 
 
 def offer_lp_point(

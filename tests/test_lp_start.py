@@ -209,3 +209,25 @@ def test_the_relaxed_problem_is_the_lp_relaxation():
     q = p.sign * p.objective_coefficients(costs)
     np.testing.assert_allclose(s.objective, solve_relaxation(p, q).value, rtol=1e-9)
     assert np.all(p.solve(costs, solver="highs").objective <= s.objective + 1e-9)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10_000), minimise=st.booleans())
+def test_the_lp_bound_is_the_dual_objective_of_its_prices(seed, minimise):
+    """Ranged, equality and one-sided rows, bounds of both signs: the bound computed from the row
+    prices (weak duality, whatever the solver's tolerances) is the LP's optimum."""
+    rng = np.random.default_rng(seed)
+    n, rows = 9, 5
+    A = rng.normal(size=(rows, n))
+    x0 = rng.uniform(-1, 1, n)  # a point inside every row: the LP is feasible
+    mid = A @ x0
+    lo = np.array([mid[0] - 1, -np.inf, mid[2], mid[3] - 0.5, mid[4] - 2])
+    hi = np.array([mid[0] + 1, mid[1] + 1, mid[2], np.inf, mid[4] + 2])
+    m = linear_model(A, lo, hi, np.full(n, -2.0), np.full(n, 2.0), domain=pyo.Reals,
+                     sense=pyo.minimize if minimise else pyo.maximize)  # fmt: skip
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    costs = rng.normal(size=(3, n))
+    lp = solve_relaxation(p, p.sign * p.objective_coefficients(costs))
+    exact = p.solve(costs, solver="highs").objective
+    np.testing.assert_allclose(p.sign * lp.value, exact, rtol=1e-7, atol=1e-7)
+    assert np.all(lp.value >= p.sign * exact - 1e-7)
