@@ -6,7 +6,8 @@ after 30 s), [`lp_optima()`][ldopt.lp_relaxation.lp_optima] gives every instance
 interval from one warm HiGHS LP solve: the LP's optimum bounds the optimum, and its point —
 rounded, repaired by the primal heuristic (items ranked by value over their capacity shares, and
 over their prices at the LP's row duals, Pirkul's surrogate ratio), then improved by adding or
-swapping items among those of best reduced cost — is a feasible decision.
+swapping items among those of best reduced cost — is a feasible decision. The bound is the LP dual
+objective of the row prices the solver returns, so it holds whatever the solver's tolerances.
 [`ldopt.regret.report()`][ldopt.regret.report] turns the interval into a certified regret; the
 same call on predicted costs gives the decisions.
 """
@@ -44,7 +45,8 @@ class LPRelaxation:
     Parameters
     ----------
     value
-        Optimal values ``(b,)`` of ``max q·x``.
+        The optima ``(b,)`` of ``max q·x``, as the dual objective of the row prices: bounds that
+        hold whatever the solver's tolerances.
     x
         Optimal points ``(b, n)``.
     duals
