@@ -26,6 +26,8 @@ class Decomposition(Blocks):
         The problem to decompose.
     groups
         The row indices of each block (what ``decompose(problem, blocks)`` resolves ``blocks`` to).
+    oracles
+        ``{block index: Oracle}``: the users' oracles (``decompose(..., oracles=)``).
     """
 
     dual = solve_dual

@@ -52,10 +52,8 @@ def _objective(n: int) -> tuple[np.ndarray, sp.csr_matrix, list]:
 def _block_model(
     problem: Problem, rows: list[int], objective: tuple[np.ndarray, sp.csr_matrix, list] | None = None
 ) -> CompiledModel:
-    """Block subproblem ``max λ·x`` over ``rows``: objective = the cost ``λ`` (``Q = I``). The
-    variables' names, bounds and types, and the objective's arrays (``objective``: zeros, the
-    identity and the cost keys) are shared with the parent and the other blocks, not copied: a decomposition into
-    ``m`` blocks holds ``O(n)`` of them, not ``O(m·n)`` (bounds added to a block are new arrays)."""
+    """Block subproblem ``max λ·x`` over ``rows`` (``Q = I``). The variables' arrays and the
+    objective's (``objective``) are shared with the parent and the other blocks, not copied."""
     cm = problem.compiled
     n = cm.num_vars
     zeros, identity, keys = objective or _objective(n)
@@ -150,6 +148,8 @@ class Block:
         The block's subproblem: the parent's variables and bounds with these rows only.
     parent
         The decomposed problem.
+    user_oracle
+        The oracle a user gave this block (`ldopt.user_oracles`), or ``None``.
     """
 
     index: int

@@ -21,7 +21,7 @@ def test_the_report_on_a_knapsack_orders_its_bounds():
     assert (r.ld_bound >= r.optimum - tol).all()  # weak duality (a maximisation)
     assert (r.dual_bound >= r.ld_bound - tol).all()  # no multipliers beat LD*
     assert r.ld_gap <= r.dual_gap + 1e-9
-    joint = dec.dual(d.costs[:4], iterations=30, mode="joint", progress=False)
+    joint = dec.dual(d.costs[:4], iterations=30, mode="joint", step="polyak", progress=False)  # what check times
     arrays, _ = joint.to_arrays()
     assert r.bytes_per_instance == sum(a.nbytes for a in arrays.values()) // 4
     text = str(r)
