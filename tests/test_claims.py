@@ -290,10 +290,11 @@ def test_the_readme_shows_exactly_the_table_the_main_job_printed():
     assert shown == want, "rerun the main job into benchmarks/results/main_job and paste its first table"
 
 
-def test_the_pyepo_knapsack_table_is_the_committed_run():
-    """The MPAX knapsack's table in the docs is the one `examples/pyepo_large_knapsack.py` wrote,
-    and that table holds the figures of its results.json."""
-    folder = RESULTS / "pyepo_knapsack"
+@pytest.mark.parametrize("run", ["pyepo_knapsack", "pyepo_knapsack_spo_lp"])
+def test_the_pyepo_knapsack_table_is_the_committed_run(run):
+    """The MPAX knapsack's tables in the docs are the ones `examples/pyepo_large_knapsack.py` wrote,
+    and each holds the figures of its results.json."""
+    folder = RESULTS / run
     table = (folder / "table.md").read_text().splitlines()
     meta = json.loads((folder / "results.json").read_text())
     for r in meta["rows"]:
