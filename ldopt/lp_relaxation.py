@@ -50,7 +50,9 @@ class LPRelaxation:
     x
         Optimal points ``(b, n)``.
     duals
-        Row duals ``(b, rows)`` (``q − Aᵀy`` are the reduced costs).
+        Row duals ``(b, rows)``.
+    reduced
+        The reduced costs ``q − Aᵀy`` ``(b, n)`` of those duals.
     optimal
         Whether each solve was optimal ``(b,)``.
     """
@@ -58,6 +60,7 @@ class LPRelaxation:
     value: np.ndarray
     x: np.ndarray
     duals: np.ndarray
+    reduced: np.ndarray
     optimal: np.ndarray
 
 
@@ -109,7 +112,7 @@ def solve_relaxation(problem: Problem, q: np.ndarray) -> LPRelaxation:
     cm = problem.compiled
     s = _session(cm)
     b, n = q.shape
-    value, x = np.full(b, np.nan), np.full((b, n), np.nan)
+    value, x, reduced = np.full(b, np.nan), np.full((b, n), np.nan), np.full((b, n), np.nan)
     y = np.full((b, problem.num_constraints), np.nan)
     ok = np.zeros(b, dtype=bool)
     for i in range(b):
@@ -119,13 +122,14 @@ def solve_relaxation(problem: Problem, q: np.ndarray) -> LPRelaxation:
             x[i] = res.x
             y[i] = np.asarray(s.highs.getSolution().row_dual, dtype=float)
     if ok.any():
-        value[ok], y[ok] = _dual_bound(cm, q[ok], y[ok])
-    return LPRelaxation(value, x, y, ok)
+        value[ok], y[ok], reduced[ok] = _dual_bound(cm, q[ok], y[ok])
+    return LPRelaxation(value, x, y, reduced, ok)
 
 
-def _dual_bound(cm: CompiledModel, q: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _dual_bound(cm: CompiledModel, q: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The LP dual objective of the row prices ``y`` (``(b, rows)``, max form; a price of the wrong
-    sign for a one-sided row, within the solver's tolerance, set to 0) and those prices: a bound
+    sign for a one-sided row, within the solver's tolerance, set to 0), those prices and their
+    reduced costs: a bound
     on the LP's optimum that holds whatever the solver's tolerances, by weak duality,
     ``q·x = yᵀAx + rᵀx ≤ Σ_k (y_k⁺ hi_k − y_k⁻ lo_k) + Σ_j (r_j⁺ ub_j − r_j⁻ lb_j)``, ``r = q − Aᵀy``."""
     lo = np.array([r.lo for r in cm.rows], dtype=float)
@@ -138,7 +142,7 @@ def _dual_bound(cm: CompiledModel, q: np.ndarray, y: np.ndarray) -> tuple[np.nda
         with np.errstate(invalid="ignore"):  # 0 × inf: a zero price on an open side costs nothing
             return np.where(v > 0, v * up, 0.0) + np.where(v < 0, v * down, 0.0)
 
-    return side(y, hi, lo).sum(axis=1) + side(r, cm.var_ub, cm.var_lb).sum(axis=1), y
+    return side(y, hi, lo).sum(axis=1) + side(r, cm.var_ub, cm.var_lb).sum(axis=1), y, r
 
 
 def offer_lp_point(
@@ -153,10 +157,8 @@ def offer_lp_point(
     X = lp.x[ok][:, None, :]
     heuristic.update(q[ok], X, p_val, p_x, ok)
     heuristic.update(q[ok], X, p_val, p_x, ok, prices=lp.duals[ok])
-    A = heuristic.problem.compiled.linear_matrix()
-    reduced = q[ok] - np.asarray(A.T @ lp.duals[ok].T).T
     size = min(CANDIDATES, q.shape[1])
-    best = np.argpartition(-reduced, size - 1, axis=1)[:, :size]
+    best = np.argpartition(-lp.reduced[ok], size - 1, axis=1)[:, :size]
     heuristic.polish(q[ok], p_val, p_x, ok, best)
 
 

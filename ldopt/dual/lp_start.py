@@ -44,25 +44,16 @@ def lp_multipliers(dec: Blocks, q: np.ndarray, sparse: bool, lp: LPRelaxation | 
     """
     lp = solve_relaxation(dec.problem, q) if lp is None else lp
     ok = lp.optimal
-    A = dec.problem.compiled.linear_matrix().tocsr()
+    A = dec.problem.compiled.linear_matrix()
     sup = Support.of(dec)
     count = sup.count
-    share = np.maximum(count, 1).astype(float)
     y = np.where(ok[:, None], lp.duals, 0.0)
-    r = np.where(ok[:, None], q - (A.T @ y.T).T, q)  # no LP: the whole cost split evenly
-    m = dec.num_blocks
-    if sparse:
-        lam = sup.gather(r / share)
-    else:  # a block's share of r stays on its support (every block's where none touches x_j)
-        lam = np.zeros((len(q), m, dec.num_vars))
-        untouched = count == 0
-        for k in range(m):
-            lam[:, k, sup.variables(k)] = (r / share)[:, sup.variables(k)]
-            lam[:, k, untouched] = r[:, untouched] / m
+    r = np.where(ok[:, None], lp.reduced, q)  # no LP: the whole cost split evenly
+    lam = sup.gather(r / np.maximum(count, 1))  # each block's share of r, on its support
     for k, block in enumerate(dec.blocks):
-        part = (A[block.rows].T @ y[:, block.rows].T).T  # A_kᵀ y_k (b, n), zero off the support
-        if sparse:
-            lam[:, sup.block(k)] += part[:, sup.variables(k)]
-        else:
-            lam[:, k] += part
-    return lam
+        at = sup.variables(k)
+        lam[:, sup.block(k)] += np.asarray(A[block.rows][:, at].T @ y[:, block.rows].T).T  # A_kᵀ y_k
+    if sparse:
+        return lam
+    # every block's share where no block touches x_j (the sparse layout keeps that cost in its box)
+    return sup.to_dense(lam, np.where(count == 0, r / dec.num_blocks, 0.0))
