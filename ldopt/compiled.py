@@ -136,6 +136,18 @@ class CompiledModel:
         Q = self.Q
         return Q.shape[0] == Q.shape[1] and (sp.identity(Q.shape[0], format="csr") != Q).nnz == 0
 
+    def cost_selection(self) -> np.ndarray | None:
+        """The variable each cost multiplies, ``(num_costs,)``, when the objective is ``Σ_i c_i x_{v_i}``
+        (``Q`` selects distinct variables with coefficient 1, ``q0 = 0``, ``r = 0``): the variables
+        beside them (flows, slacks) cost nothing. ``None`` otherwise."""
+        Q = self.Q.tocsc()
+        if np.any(self.q0) or np.any(self.r) or Q.nnz != Q.shape[1]:
+            return None
+        if not (np.all(np.diff(Q.indptr) == 1) and np.all(Q.data == 1.0)):
+            return None
+        rows = Q.indices.copy()
+        return rows if len(np.unique(rows)) == len(rows) else None
+
     def linear_matrix(self, rows: list[int] | None = None) -> sp.csr_matrix:
         """The linear parts of ``rows`` (default: all) as a CSR matrix ``(len(rows), n)``."""
         rows = list(range(len(self.rows))) if rows is None else rows

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from . import checks
-from .errors import DecompositionError, SolverError
+from .errors import DecompositionError, InputError, SolverError
 from .oracles.base import Oracle
 
 
@@ -98,10 +98,12 @@ class OracleCheck:
 
 
 def check_oracle(
-    dec: Any, k: int, instances: int = 32, *, seed: int = 0, solver: str = "highs", tol: float = 1e-6
-) -> OracleCheck:
+    dec: Any, k: int, instances: int = 32, *, seed: int = 0, solver: str = "highs", tol: float = 1e-6,
+    objectives: Any = None,
+) -> OracleCheck:  # fmt: skip
     """Check block ``k``'s oracle (yours or ldopt's) against an exact solve of the block on random
-    objectives: standard normal, and the same rescaled by 1e3, with some coordinates zero.
+    objectives: standard normal, and the same rescaled by 1e3, with some coordinates zero (or on
+    the ``objectives`` you give, e.g. the ones your oracle solves in closed form).
 
     An exact oracle must return points of the block (violation ≤ ``tol``) worth the block's optimum
     (within ``tol`` relative); a relaxation (``relaxation = True``) must return values at least the
@@ -122,15 +124,23 @@ def check_oracle(
         The exact solver of the block (``"highs"``, ``"gurobi"``, ...).
     tol
         Relative tolerance on values, absolute on violations.
+    objectives
+        Objectives ``(B, num_vars)`` (max form) to check on instead of random ones, or ``None``.
     """
     block = dec.block(k)
     oracle = block.solver("oracle").oracle
     instances = checks.positive_int("instances", instances)
     rng = np.random.default_rng(checks.nonnegative_int("seed", seed))
     n = dec.num_vars
-    lam = rng.normal(size=(instances, n))
-    lam[instances // 2 :] *= 1e3
-    lam[rng.random((instances, n)) < 0.2] = 0.0
+    if objectives is None:
+        lam = rng.normal(size=(instances, n))
+        lam[instances // 2 :] *= 1e3
+        lam[rng.random((instances, n)) < 0.2] = 0.0
+    else:
+        lam = checks.real_array("objectives", objectives)
+        if lam.ndim != 2 or lam.shape[1] != n or not len(lam):
+            raise InputError(f"objectives: expected (B, {n}) objectives over the problem's variables, got {lam.shape}")
+        instances = len(lam)
     x = np.asarray(oracle.argmax(lam.copy()), dtype=float)
     if x.shape != lam.shape:
         raise OracleMismatch(f"block {k}: the oracle returned shape {x.shape} for objectives {lam.shape}")

@@ -32,6 +32,22 @@ class BlockArgopt:
         self.sign = dec.problem.sign
         self.minimize = dec.problem.sense == "min"
         self.solver = self.block.solver(solver)
+        moved = np.diff(dec.problem.compiled.Q.tocsr().indptr) > 0
+        # the variables whose objective the costs move; perturbations (I-MLE, Fenchel–Young) act on
+        # those alone, as a cost-space perturbation would (None: every variable)
+        self.priced: np.ndarray | None = None if moved.all() else moved
+
+    def mask(self, noise: torch.Tensor) -> torch.Tensor:
+        """``noise`` ``(..., n)`` zeroed on the variables no cost moves (a flow, a slack).
+
+        Parameters
+        ----------
+        noise
+            A perturbation of objectives ``(..., n)``.
+        """
+        if self.priced is None:
+            return noise
+        return noise * torch.as_tensor(self.priced, dtype=noise.dtype, device=noise.device)
 
     def __call__(self, w: torch.Tensor) -> torch.Tensor:
         """Solutions ``(..., n)`` for objectives ``w`` ``(..., n)`` (no gradient)."""

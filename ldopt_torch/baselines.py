@@ -137,6 +137,7 @@ class FullLoss(nn.Module):
             )
         check_finite(pred_costs, batch)
         c, sol, obj = (like(batch[k], pred_costs) for k in ("costs", "solution", "objective"))
+        sol = sol[:, torch.as_tensor(self.optmodel.selected, device=sol.device)]  # the costed variables
         if self.method == "spo+":
             return self.layer(pred_costs, c, sol, obj)
         xh = self.layer(pred_costs)

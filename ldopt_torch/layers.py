@@ -27,6 +27,13 @@ class Argopt(Protocol):
     def __call__(self, w: torch.Tensor) -> torch.Tensor: ...
 
 
+def _masked(argopt: Argopt, noise: torch.Tensor) -> torch.Tensor:
+    """``noise`` restricted to the variables the costs move, where the argopt map says which (a
+    block's: [`BlockArgopt.mask`][ldopt_torch.argopt.BlockArgopt.mask]); unchanged otherwise."""
+    mask = getattr(argopt, "mask", None)
+    return noise if mask is None else mask(noise)
+
+
 class _SPOPlus(torch.autograd.Function):
     @staticmethod
     def forward(
@@ -91,7 +98,7 @@ class _IMLE(torch.autograd.Function):
         noise = distribution.sample((cp.shape[0], n_samples, cp.shape[1]), device=cp.device, dtype=cp.dtype)
         if isinstance(noise, np.ndarray):
             noise = torch.as_tensor(noise, dtype=cp.dtype, device=cp.device)
-        ptb = cp.unsqueeze(1) + sigma * noise
+        ptb = cp.unsqueeze(1) + sigma * _masked(argopt, noise)
         sols = argopt(ptb)
         ctx.ptb, ctx.sols, ctx.argopt = ptb, sols, argopt
         ctx.lambd, ctx.two_sides = lambd, two_sides
@@ -152,7 +159,8 @@ class _FenchelYoung(torch.autograd.Function):
         ctx: Any, pred: torch.Tensor, true_sol: torch.Tensor, argopt: Argopt, n_samples: int, sigma: float, noise: Any
     ) -> torch.Tensor:
         cp = pred.detach()
-        ptb = cp.unsqueeze(1) + sigma * noise.sample((cp.shape[0], n_samples, cp.shape[1]), dtype=cp.dtype).to(cp)
+        z = noise.sample((cp.shape[0], n_samples, cp.shape[1]), dtype=cp.dtype).to(cp)
+        ptb = cp.unsqueeze(1) + sigma * _masked(argopt, z)
         sols = argopt(ptb)
         s = -1.0 if argopt.minimize else 1.0
         ctx.save_for_backward(s * (sols.mean(1) - true_sol.detach()))

@@ -1,7 +1,8 @@
 """Our problems and LD blocks as PyEPO ``optModel`` s, so every ``pyepo.func`` loss runs on them.
 
 ``PyEPOModel(problem)`` solves the full problem by the named solver (with ``time_limit`` or
-``gap``, its incumbent stands for the optimum); ``PyEPOModel(dec, block=d)`` solves block ``d``'s
+``gap``, its incumbent stands for the optimum) and shows PyEPO the variables that carry the costs
+(all of them where ``Q = I``; a TSP's edges beside its flows); ``PyEPOModel(dec, block=d)`` solves block ``d``'s
 subproblem (its objective is the block's own coefficient vector). Both honour
 PyEPO's ``ModelSpec``/``rebuild`` contract: the constructor arguments (a picklable
 [`Problem`][ldopt.Problem] or [`Decomposition`][ldopt.Decomposition], a solver name, a block index) rebuild an
@@ -67,15 +68,16 @@ class PyEPOModel(optModel):
     def _getModel(self) -> tuple[Any, list[int]]:
         p = self._problem
         if self.block is None or self._dec is None:
-            cm = p.compiled
-            if not cm.identity_costs or np.any(cm.q0) or np.any(cm.r):
+            selected = p.compiled.cost_selection()
+            if selected is None:
                 raise InputError(
-                    "PyEPOModel: PyEPO losses assume the objective is c·x; this problem's "
-                    "objective is q0 + Qc with Q ≠ I or a constant term; train it with LDLoss "
-                    "or reformulate it"
+                    "PyEPOModel: PyEPO losses assume the objective is c·x (each cost on a variable "
+                    "of its own, other variables at no cost); this problem's objective is q0 + Qc with "
+                    "another Q or a constant term; train it with LDLoss or reformulate it"
                 )
             self.modelSense = EPO.MAXIMIZE if p.sense == "max" else EPO.MINIMIZE
-            return p, list(range(p.num_vars))
+            self.selected = selected  # PyEPO sees the costed variables alone
+            return p, selected.tolist()
         blk = self._dec.block(self.block)
         self.modelSense = EPO.MAXIMIZE if p.sense == "max" else EPO.MINIMIZE
         self._sign = p.sign
@@ -102,7 +104,7 @@ class PyEPOModel(optModel):
             s = solve_many(self._problem, c[None, :], self.solver, time_limit=self.time_limit, gap=self.gap)
             if not s.ok[0]:
                 raise SolverError(f"PyEPOModel: the full problem has no solution ({s.status[0]}: {s.messages[0]})")
-            x = s.x[0]
+            x = s.x[0][self.selected]
         else:
             x = self._model.argmax(self._sign * c[None, :])[0]
         return x, float(c @ x)

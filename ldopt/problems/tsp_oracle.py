@@ -1,0 +1,147 @@
+"""The exact 1-tree oracle of the TSP's tree block, and the Held–Karp decomposition that uses it.
+
+The tree block of [`ldopt.problems.tsp`][ldopt.problems.tsp] (``deg[0]``, ``count``, ``flow``,
+``link``) holds exactly the 1-trees: a spanning tree of nodes ``1..n−1`` and two edges at node 0,
+with the flows that node 1 sends along the tree. For edge objectives ``w`` (maximised) its best
+point is the maximum spanning tree (Prim's algorithm, batched over instances in numpy) and node
+0's two best edges — Held and Karp's 1-tree. It is a block oracle that users bring
+(``ldopt.decompose(p, blocks, oracles={k: OneTree(...)})``, `ldopt.user_oracles`), shipped as an
+example of one.
+
+The flows are the block's own variables (no other block touches them) and cost nothing, so the
+shared multipliers on the blocks' supports (``mode="shared"``, in the sparse layout that
+``layout="auto"`` picks here) price them at zero, SPO+ and the perturbations of I-MLE and
+Fenchel–Young leave them so, and the oracle answers in closed form. An objective that prices a
+flow has a best 1-tree that depends on the tree's shape (a flow carries a subtree's size), which no
+spanning-tree algorithm finds: those instances go to the block's exact fallback solver (HiGHS),
+so the oracle stays exact whatever it is given — but slow: the joint modes and the dense layout
+move multipliers onto the flows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..oracles.base import Oracle
+from . import tsp
+
+FLOW_TOL = 1e-12
+"""Flow objectives up to this times the largest edge objective count as zero (their effect on a
+1-tree's value is below ``n² ·`` this, far inside solver tolerances)."""
+
+
+class OneTree(Oracle):
+    """Maximum 1-trees for the TSP's tree block (see the module docstring).
+
+    Parameters
+    ----------
+    num_nodes
+        Nodes of the TSP.
+    edge_vars
+        The positions of ``x[e]`` among the problem's variables, in edge order.
+    flow_vars
+        The positions of ``f[i,j]`` among them, in ``m.f``'s order.
+    num_vars
+        The problem's variables.
+    """
+
+    name = "1-tree"
+
+    def __init__(self, num_nodes: int, edge_vars: Any, flow_vars: Any, num_vars: int) -> None:
+        n = self.n = int(num_nodes)
+        self.edge_vars, self.flow_vars, self.num_vars = np.asarray(edge_vars), np.asarray(flow_vars), int(num_vars)
+        E = tsp.edges(n)
+        k = n - 1  # tree nodes 1..n-1 as 0..n-2
+        self.edge_of = np.full((k, k), -1)
+        self.arc_of = np.full((k, k), -1)
+        t = 0
+        for e, (i, j) in enumerate(E):
+            if i > 0:
+                self.edge_of[i - 1, j - 1] = self.edge_of[j - 1, i - 1] = e
+                self.arc_of[i - 1, j - 1], self.arc_of[j - 1, i - 1] = 2 * t, 2 * t + 1
+                t += 1
+        self.at_zero = np.arange(n - 1)  # edges (0, v) come first in PyEPO's order
+
+    @classmethod
+    def for_problem(cls, problem: Any, num_nodes: int) -> OneTree:
+        """The oracle for the model of ``tsp.build_model(num_nodes)`` compiled as ``problem``.
+
+        Parameters
+        ----------
+        problem
+            The compiled model.
+        num_nodes
+            Nodes.
+        """
+        ex, fx = tsp.variable_index(problem, num_nodes)
+        return cls(num_nodes, ex, fx, problem.num_vars)
+
+    def describe(self) -> str:
+        return f"maximum 1-tree on {self.n} nodes (Prim's tree of nodes 1..{self.n - 1}, node 0's two best edges)"
+
+    def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        lam = np.asarray(lam, dtype=float)
+        w = lam[:, self.edge_vars]
+        scale = np.maximum(1.0, np.abs(w).max(axis=1))
+        priced = (np.abs(lam[:, self.flow_vars]) > FLOW_TOL * scale[:, None]).any(axis=1)
+        x = np.zeros((len(lam), self.num_vars))
+        edges, flows = self.one_trees(w)
+        x[:, self.edge_vars] = edges
+        x[:, self.flow_vars] = flows
+        return self.finish(lam, x, priced, out)
+
+    def one_trees(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Maximum 1-trees ``(B, edges)`` for edge objectives ``w`` ``(B, edges)`` and their flows
+        ``(B, arcs)``.
+
+        Parameters
+        ----------
+        w
+            Edge objectives (maximised).
+        """
+        B, k = len(w), self.n - 1
+        rows = np.arange(B)
+        W = np.where(self.edge_of >= 0, w[:, np.maximum(self.edge_of, 0)], -np.inf)  # (B, k, k)
+        key, parent = W[:, 0, :].copy(), np.zeros((B, k), dtype=np.intp)
+        inside = np.zeros((B, k), dtype=bool)
+        inside[:, 0] = True
+        order = np.zeros((B, k - 1), dtype=np.intp)
+        for s in range(k - 1):
+            u = np.argmax(np.where(inside, -np.inf, key), axis=1)
+            order[:, s] = u
+            inside[rows, u] = True
+            better = (W[rows, u] > key) & ~inside
+            key = np.where(better, W[rows, u], key)
+            parent = np.where(better, u[:, None], parent)
+        edges = np.zeros(w.shape)
+        child = order  # every tree node but the root, in the order Prim added it
+        up = np.take_along_axis(parent, child, axis=1)
+        edges[rows[:, None], self.edge_of[up, child]] = 1.0
+        two = np.argpartition(-w[:, self.at_zero], 1, axis=1)[:, :2]
+        edges[rows[:, None], self.at_zero[two]] = 1.0
+        size = np.ones((B, k))
+        for s in range(k - 2, -1, -1):  # children before parents: subtree sizes
+            np.add.at(size, (rows, up[:, s]), size[rows, child[:, s]])
+        flows = np.zeros((B, 2 * len(tsp.edges(self.n)) - 2 * (self.n - 1)))
+        flows[rows[:, None], self.arc_of[up, child]] = np.take_along_axis(size, child, axis=1)
+        return edges, flows
+
+
+def decompose(problem: Any, num_nodes: int) -> Any:
+    """Held and Karp's decomposition of the model of ``tsp.build_model(num_nodes)``: a block per
+    degree row of nodes ``1..n−1`` (their exact oracle picks two edges) and the 1-tree block with
+    [`OneTree`][ldopt.problems.tsp_oracle.OneTree].
+
+    Parameters
+    ----------
+    problem
+        The compiled model.
+    num_nodes
+        Nodes.
+    """
+    from ..decomposed import decompose as ld_decompose  # noqa: PLC0415
+
+    groups = tsp.blocks(num_nodes)
+    return ld_decompose(problem, groups, oracles={len(groups) - 1: OneTree.for_problem(problem, num_nodes)})

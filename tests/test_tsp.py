@@ -1,0 +1,231 @@
+"""The TSP (`ldopt.problems.tsp`, `tsp_oracle`): PyEPO's data, exact tours against an exact solve
+of the compact model, the 1-tree oracle against HiGHS on its block (also with priced flows), Held
+and Karp's bound below every optimum, and training through the 1-tree block."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+import torch
+
+import ldopt
+import ldopt_torch as lt
+from ldopt.errors import InputError
+from ldopt.oracles import fit_oracle
+from ldopt.problems import tsp, tsp_oracle, tsp_tours
+from ldopt.user_oracles import check_oracle
+
+N = 7  # nodes: the compact model's exact HiGHS solve takes well under a second
+
+
+@pytest.fixture(scope="module")
+def small():
+    m = tsp.build_model(N)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    return p, tsp_oracle.decompose(p, N)
+
+
+@pytest.mark.parametrize(("nodes", "deg"), [(5, 1), (20, 4), (21, 6)])
+def test_data_identical_to_pyepo(nodes, deg):
+    data = pytest.importorskip("pyepo.data.tsp", reason="pyepo is not installed")
+    x, c = data.genData(30, 10, nodes, deg=deg, noise_width=0.5, seed=43)
+    f, d = tsp.gen_data(30, 10, nodes, deg=deg, noise_width=0.5, seed=43)
+    assert np.array_equal(x, f) and np.array_equal(c, d) and d.dtype == c.dtype
+    assert tsp.edges(nodes) == [tuple(e) for e in np.transpose(np.triu_indices(nodes, 1))]
+
+
+def test_tours_are_optimal_and_feasible(small):
+    p, _ = small
+    rng = np.random.default_rng(0)
+    _, c = tsp.gen_data(12, 3, N, deg=2, noise_width=0.5, seed=1)
+    c = np.vstack([c, rng.normal(size=(4, c.shape[1]))])  # negative costs too
+    x = tsp_tours.tours(c, N)
+    assert np.all(x.sum(1) == N)
+    exact = p.solve(c, solver="highs")
+    assert np.allclose((c * x).sum(1), exact.objective, rtol=1e-9, atol=1e-7)
+    full = tsp_tours.full_solution(p, x, N)
+    assert np.all(p.violation(full) <= 1e-9)
+    opt = tsp_tours.optima(p, c, N)
+    assert np.allclose(opt.value, exact.objective, rtol=1e-9, atol=1e-7) and np.all(opt.proven)
+
+
+def test_auto_solves_the_model_by_the_cut_loop(small):
+    p, _ = small
+    _, c = tsp.gen_data(10, 3, N, deg=4, noise_width=0.5, seed=5)
+    auto = p.solve(c.astype(float))
+    exact = p.solve(c.astype(float), solver="highs")
+    assert np.allclose(auto.objective, exact.objective, rtol=1e-9) and np.all(p.violation(auto.x) <= 1e-9)
+    assert isinstance(fit_oracle(p.compiled), tsp_tours.Tours)
+    dec = tsp_oracle.decompose(p, N)
+    assert all(not isinstance(fit_oracle(b.compiled), tsp_tours.Tours) for b in dec.blocks)
+
+
+def test_a_model_with_a_row_more_is_not_taken_for_the_tsp():
+    """Only the exact model is solved by tours: a side row makes it another problem (HiGHS)."""
+    m = tsp.build_model(N)
+    m.forced = pyo.Constraint(expr=m.x[0] + m.x[N] >= 2)  # edges (0,1) and (1,2) both in the tour
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    assert fit_oracle(p.compiled) is None
+    _, c = tsp.gen_data(6, 3, N, deg=4, noise_width=0.5, seed=6)
+    s = p.solve(c.astype(float))
+    assert np.all(s.x[:, 0] > 0.5) and np.all(s.x[:, N] > 0.5)
+
+
+def test_tours_oracle_sends_priced_flows_to_the_fallback(small):
+    p, _ = small
+    oracle = fit_oracle(p.compiled)
+    _, fx = tsp.variable_index(p, N)
+    lam = np.random.default_rng(8).normal(size=(2, p.num_vars))
+    lam[0, fx] = 0.0
+    handed = []
+    oracle.fallback = lambda rows: handed.append(rows) or np.full(rows.shape, 7.0)
+    x = oracle.argmax(lam)
+    assert oracle.fallback_count == 1 and len(handed) == 1 and np.array_equal(handed[0], lam[1:])
+    assert p.violation(x[:1])[0] <= 1e-9 and np.all(x[1] == 7.0)  # a tour, then the fallback's answer
+
+
+def test_one_tree_oracle_is_exact(small):
+    p, dec = small
+    tree = dec.num_blocks - 1
+    ex, _ = tsp.variable_index(p, N)
+    lam = np.zeros((48, p.num_vars))
+    rng = np.random.default_rng(3)
+    lam[:, ex] = rng.normal(size=(48, len(ex))) * np.where(np.arange(48) < 24, 1.0, 1e3)[:, None]
+    lam[:8, ex] = np.round(lam[:8, ex])  # ties
+    report = check_oracle(dec, tree, objectives=lam)
+    assert report.max_gap <= 1e-6 and report.max_violation <= 1e-6
+    assert "1-tree" in dec.describe() and "(your oracle)" in dec.describe()
+
+
+def test_priced_flows_go_to_the_exact_fallback(small):
+    p, dec = small
+    tree = dec.num_blocks - 1
+    oracle = dec.blocks[tree].user_oracle
+    _, fx = tsp.variable_index(p, N)
+    rng = np.random.default_rng(4)
+    lam = rng.normal(size=(6, p.num_vars))
+    lam[:3, fx] = 0.0  # the first three price only edges: closed form
+    before = oracle.fallback_count
+    solver = dec.block(tree).solver("auto")
+    x = solver.argmax(lam)
+    assert oracle.fallback_count - before == 3
+    exact = dec.block(tree).solver("highs").argmax(lam)
+    assert np.allclose((lam * x).sum(1), (lam * exact).sum(1), rtol=1e-7, atol=1e-6)
+
+
+def test_held_karp_bound_below_every_optimum(small):
+    p, dec = small
+    _, c = tsp.gen_data(10, 3, N, deg=4, noise_width=0.5, seed=2)
+    c = c.astype(float)
+    opt = tsp_tours.optima(p, c, N).value
+    r = dec.dual(c, mode="shared", iterations=200, progress=False)
+    assert np.all(r.bound <= opt + 1e-7 * np.abs(opt))
+    one_tree = dec.dual(c, mode="shared", iterations=1, progress=False).bound  # the first multipliers
+    assert np.all(r.bound >= one_tree - 1e-9) and np.mean(r.bound / opt) > 0.98
+
+
+def test_training_through_the_one_tree_beats_a_random_model():
+    nodes = 8
+    m = tsp.build_model(nodes)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    dec = tsp_oracle.decompose(p, nodes)
+    F, C = tsp.gen_data(160, 5, nodes, deg=4, noise_width=0.5, seed=7)
+    F, C = F.astype(float), C.astype(float)
+    data = lt.LDDataset(dec, F[:120], C[:120], mode="shared", iterations=50, progress=False)
+    torch.manual_seed(0)
+    net = torch.nn.Linear(5, p.num_costs)
+
+    def regret(model: torch.nn.Module) -> float:
+        with torch.no_grad():
+            pred = model(torch.as_tensor(F[120:], dtype=torch.float32)).numpy().astype(float)
+        opt = (C[120:] * tsp_tours.tours(C[120:], nodes)).sum(1)
+        return float(((C[120:] * tsp_tours.tours(pred, nodes)).sum(1) - opt).sum() / opt.sum())
+
+    before = regret(net)
+    loss = lt.LDLoss(dec, surrogate="spo+", target="L1")
+    out = lt.fit(net, data, loss, mode="static", main=dec.num_blocks - 1, epochs=20, lr=5e-2, seed=0, progress=False)
+    after = regret(out.model)
+    assert after < 0.5 * before
+    assert dec.blocks[-1].user_oracle.fallback_count == 0  # the shared sparse form never prices a flow
+
+
+@pytest.mark.parametrize("surrogate", ["fy", "imle"])
+def test_perturbations_leave_the_flows_unpriced(small, surrogate):
+    """I-MLE and Fenchel–Young perturb the variables the costs move (the edges), not the flows:
+    the 1-tree oracle answers every perturbed objective in closed form."""
+    p, dec = small
+    oracle = dec.blocks[-1].user_oracle
+    F, C = tsp.gen_data(40, 4, N, deg=4, noise_width=0.5, seed=9)
+    data = lt.LDDataset(dec, F.astype(float), C.astype(float), mode="shared", iterations=20, progress=False)
+    before = oracle.fallback_count
+    loss = lt.LDLoss(dec, surrogate=surrogate, target="L1")
+    lt.fit(
+        torch.nn.Linear(4, p.num_costs), data, loss, mode="static", main=dec.num_blocks - 1, epochs=1, progress=False
+    )
+    assert oracle.fallback_count == before
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: tsp.build_model(3), "at least 4 nodes"),
+        (lambda: tsp_tours.tours(np.ones((2, 5)), 5), r"expected \(B, 10\) edge costs"),
+        (lambda: tsp.gen_data(0, 3, 6), "num_data"),
+    ],
+)
+def test_bad_input(call, match):
+    with pytest.raises(InputError, match=match):
+        call()
+
+
+def test_check_oracle_refuses_objectives_of_another_shape(small):
+    _, dec = small
+    with pytest.raises(InputError, match="objectives: expected"):
+        check_oracle(dec, 0, objectives=np.ones((3, 4)))
+
+
+def test_model_of_another_size_is_refused(small):
+    p, _ = small
+    with pytest.raises(InputError, match=r"tsp\.build_model"):
+        tsp.variable_index(p, N + 1)
+
+
+def test_the_routing_example_runs_and_resumes(tmp_path):
+    """`examples/routing_tsp.py` on a small instance: a table and results for every seed; a rerun
+    with one more seed keeps the finished seed and runs only the new one."""
+    import json  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    script = Path(__file__).resolve().parents[1] / "examples" / "routing_tsp.py"
+    args = [sys.executable, str(script), "--nodes", "6", "--train", "40", "--test", "20", "--epochs", "1"]
+    args += ["--iterations", "10", "--out", str(tmp_path), "--methods", "2s", "ld:fy@2:L1:static"]
+    subprocess.run([*args, "--seeds", "1"], check=True, capture_output=True, timeout=300)
+    first = json.loads((tmp_path / "results.json").read_text())["rows"]
+    subprocess.run([*args, "--seeds", "2"], check=True, capture_output=True, timeout=300)
+    rows = json.loads((tmp_path / "results.json").read_text())["rows"]
+    assert rows[:2] == first and [r["seed"] for r in rows] == [42, 42, 43, 43]
+    assert all(r["regret"] >= -1e-9 for r in rows)
+    table = (tmp_path / "table.md").read_text()
+    assert "2 seeds (42..43)" in table and "LD(FY σ=2, L1, main: the 1-tree block)" in table
+    assert (tmp_path / "regret_vs_seconds.png").stat().st_size > 0
+
+
+def test_full_spo_plus_on_the_costed_variables_matches_its_closed_form(small):
+    """PyEPO's SPO+ on a model whose costs sit on some variables (edges beside flows): the loss
+    ``−min_x (2ĉ − c)·x + 2ĉ·x*(c) − c·x*(c)`` over tours, computed here with exact tours."""
+    p, _ = small
+    ex, _ = tsp.variable_index(p, N)
+    assert np.array_equal(p.compiled.cost_selection(), ex)
+    F, C = tsp.gen_data(6, 3, N, deg=4, noise_width=0.5, seed=11)
+    data = lt.OptDataset(p, F.astype(float), C.astype(float))
+    batch = next(iter(torch.utils.data.DataLoader(data, batch_size=6)))
+    pred = torch.as_tensor(np.random.default_rng(2).uniform(0.5, 3.0, C.shape), dtype=torch.float32)
+    loss = lt.FullLoss(p, "spo+")(pred, batch)
+    c, chat = C.astype(float), pred.numpy().astype(float)
+    star = tsp_tours.tours(c, N)
+    inner = (2 * chat - c) * tsp_tours.tours(2 * chat - c, N)
+    want = (-inner.sum(1) + 2 * (chat * star).sum(1) - (c * star).sum(1)).mean()
+    assert float(loss) == pytest.approx(want, rel=1e-5)
