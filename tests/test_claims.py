@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from ldopt_experiments.results import load_rows, mean_ci, paper_table, table
@@ -301,6 +302,24 @@ def test_the_pyepo_knapsack_table_is_the_committed_run(run):
         cells = f"{r['regret']:.2f} ({r['lower']:.2f} – {r['upper']:.2f}) | {r['lp_regret']:.2f}"
         assert any(line.startswith(f"| {r['method']} (ldopt") and cells in line for line in table), r["method"]
     assert f"data to table): {meta['total_seconds']:.0f} s" in table[-1]
+    docs = (ROOT / "docs" / "results.md").read_text()
+    for line in table:
+        if line.startswith("| ") and "---" not in line:
+            assert line in docs, f"docs/results.md lacks the committed row {line!r}"
+
+
+@pytest.mark.parametrize("run", ["tsp20", "tsp20_spo", "tsp50"])
+def test_the_routing_tables_are_the_committed_runs(run):
+    """The CaVE TSP tables in the docs are the ones `examples/routing_tsp.py` wrote, and each of
+    their ldopt rows is the mean and spread of the seeds in its results.json."""
+    folder = RESULTS / "routing" / run
+    table = (folder / "table.md").read_text().splitlines()
+    meta = json.loads((folder / "results.json").read_text())
+    for method in meta["args"]["methods"]:
+        regret = np.array([r["regret"] for r in meta["rows"] if r["method"] == method])
+        assert len(regret) == meta["args"]["seeds"], method
+        cells = f"| {regret.mean():.2f} ± {regret.std():.2f} |"
+        assert sum(cells in line and "(ldopt" in line for line in table) >= 1, method
     docs = (ROOT / "docs" / "results.md").read_text()
     for line in table:
         if line.startswith("| ") and "---" not in line:

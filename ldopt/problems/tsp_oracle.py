@@ -20,6 +20,7 @@ move multipliers onto the flows.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -48,6 +49,7 @@ class OneTree(Oracle):
     """
 
     name = "1-tree"
+    warned = False  # said once that flows were priced (the slow path)
 
     def __init__(self, num_nodes: int, edge_vars: Any, flow_vars: Any, num_vars: int) -> None:
         n = self.n = int(num_nodes)
@@ -90,6 +92,14 @@ class OneTree(Oracle):
         edges, flows = self.one_trees(w)
         x[:, self.edge_vars] = edges
         x[:, self.flow_vars] = flows
+        if priced.any() and not self.warned:
+            self.warned = True
+            warnings.warn(
+                "1-tree oracle: objectives that price the flows go to the block's HiGHS solver (exact, "
+                "slow); expected zero flow objectives: use mode='shared' with the sparse layout "
+                "(layout='auto') for the multipliers, and SPO+, I-MLE or Fenchel-Young for training",
+                stacklevel=2,
+            )
         return self.finish(lam, x, priced, out)
 
     def one_trees(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
