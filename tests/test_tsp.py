@@ -174,6 +174,8 @@ def test_perturbations_leave_the_flows_unpriced(small, surrogate):
         (lambda: tsp.build_model(3), "at least 4 nodes"),
         (lambda: tsp_tours.tours(np.ones((2, 5)), 5), r"expected \(B, 10\) edge costs"),
         (lambda: tsp.gen_data(0, 3, 6), "num_data"),
+        (lambda: tsp_tours.tree_flows(np.ones((1, 10)), 5), r"x\[0\]: expected a 1-tree"),
+        (lambda: tsp_tours.tree_flows(np.ones((1, 9)), 5), r"expected \(B, 10\) edges"),
     ],
 )
 def test_bad_input(call, match):

@@ -58,6 +58,7 @@ class OneTree(Oracle):
         k = n - 1  # tree nodes 1..n-1 as 0..n-2
         self.edge_of = np.full((k, k), -1)
         self.arc_of = np.full((k, k), -1)
+        self.num_arcs = 2 * (len(E) - k)  # both directions of every edge among nodes 1..n-1
         t = 0
         for e, (i, j) in enumerate(E):
             if i > 0:
@@ -79,6 +80,20 @@ class OneTree(Oracle):
         """
         ex, fx = tsp.variable_index(problem, num_nodes)
         return cls(num_nodes, ex, fx, problem.num_vars)
+
+    @classmethod
+    def on_edges(cls, num_nodes: int) -> OneTree:
+        """The oracle over the edges and arcs alone (variables ``0..E−1``, then the arcs in ``m.f``'s
+        order): [`one_trees()`][ldopt.problems.tsp_oracle.OneTree.one_trees] without a model.
+
+        Parameters
+        ----------
+        num_nodes
+            Nodes.
+        """
+        E, k = len(tsp.edges(num_nodes)), int(num_nodes) - 1
+        arcs = 2 * (E - k)
+        return cls(num_nodes, np.arange(E), np.arange(E, E + arcs), E + arcs)
 
     def describe(self) -> str:
         return f"maximum 1-tree on {self.n} nodes (Prim's tree of nodes 1..{self.n - 1}, node 0's two best edges)"
@@ -134,7 +149,7 @@ class OneTree(Oracle):
         size = np.ones((B, k))
         for s in range(k - 2, -1, -1):  # children before parents: subtree sizes
             np.add.at(size, (rows, up[:, s]), size[rows, child[:, s]])
-        flows = np.zeros((B, 2 * len(tsp.edges(self.n)) - 2 * (self.n - 1)))
+        flows = np.zeros((B, self.num_arcs))
         flows[rows[:, None], self.arc_of[up, child]] = np.take_along_axis(size, child, axis=1)
         return edges, flows
 

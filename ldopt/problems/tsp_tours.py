@@ -20,6 +20,7 @@ from ..errors import InputError, SolverError
 from ..oracles import ORACLES
 from ..oracles.base import Oracle
 from .tsp import _nodes, build_model, edges, positions, variable_index
+from .tsp_oracle import OneTree
 
 
 def tours(costs: Any, num_nodes: int, *, time_limit: float | None = None) -> np.ndarray:
@@ -92,7 +93,8 @@ def _tour(c: np.ndarray, n: int, E: np.ndarray, time_limit: float | None) -> np.
 
 def tree_flows(x: np.ndarray, num_nodes: int) -> np.ndarray:
     """The arc flows ``(B, 2·(n−1)(n−2)/2)`` (``m.f``'s order) that make 1-trees ``x`` ``(B, edges)``
-    feasible: node 1 sends one unit to every other node of ``1..n−1`` along the tree.
+    feasible: node 1 sends one unit to every other node of ``1..n−1`` along the tree (the subtree
+    sizes of the 1-tree oracle, which returns ``x`` itself as the best 1-tree for the objective ``x``).
 
     Parameters
     ----------
@@ -102,34 +104,17 @@ def tree_flows(x: np.ndarray, num_nodes: int) -> np.ndarray:
         Nodes.
     """
     n = _nodes(num_nodes)
-    E = edges(n)
-    inner = [e for e, (i, _) in enumerate(E) if i > 0]
-    out = np.zeros((len(x), 2 * len(inner)))
-    for b in range(len(x)):
-        adj: dict[int, list[int]] = {v: [] for v in range(1, n)}
-        for e in inner:
-            if x[b, e] > 0.5:
-                i, j = E[e]
-                adj[i].append(j)
-                adj[j].append(i)
-        parent, order, stack = {1: 0}, [], [1]
-        while stack:
-            v = stack.pop()
-            order.append(v)
-            for w in adj[v]:
-                if w != parent[v]:
-                    parent[w] = v
-                    stack.append(w)
-        if len(order) != n - 1:
-            raise InputError(f"x[{b}]: expected a spanning tree of nodes 1..{n - 1}, got {len(order)} connected to 1")
-        size = dict.fromkeys(order, 1)
-        for v in reversed(order[1:]):
-            size[parent[v]] += size[v]
-        pos = {E[e]: 2 * t for t, e in enumerate(inner)}
-        for v in order[1:]:
-            u = parent[v]
-            out[b, pos[(u, v)] if u < v else pos[(v, u)] + 1] = size[v]
-    return out
+    chosen = np.asarray(x, dtype=float) > 0.5
+    if chosen.ndim != 2 or chosen.shape[1] != n * (n - 1) // 2:
+        raise InputError(f"x: expected (B, {n * (n - 1) // 2}) edges for {n} nodes, got shape {chosen.shape}")
+    found, flows = OneTree.on_edges(n).one_trees(chosen.astype(float))
+    wrong = np.flatnonzero(((found > 0.5) != chosen).any(axis=1))
+    if len(wrong):
+        raise InputError(
+            f"x[{int(wrong[0])}]: expected a 1-tree (a spanning tree of nodes 1..{n - 1} and two edges at node 0), "
+            "got another set of edges"
+        )
+    return flows
 
 
 def optima(problem: Any, costs: Any, num_nodes: int) -> Any:
@@ -218,7 +203,6 @@ class Tours(Oracle):
     def __init__(self, num_nodes: int, edge_vars: Any, flow_vars: Any, num_vars: int) -> None:
         self.n, self.edge_vars, self.flow_vars = int(num_nodes), np.asarray(edge_vars), np.asarray(flow_vars)
         self.num_vars = int(num_vars)
-        self.E = np.array(edges(self.n))
 
     @classmethod
     def fit(cls, block: CompiledModel) -> Tours | None:
@@ -236,10 +220,10 @@ class Tours(Oracle):
         priced = (lam[:, self.flow_vars] != 0).any(axis=1)  # no tour algorithm prices a flow
         x = np.zeros((len(lam), self.num_vars))
         keep = np.flatnonzero(~priced)
-        for i in keep:
-            x[i, self.edge_vars] = _tour(-lam[i, self.edge_vars], self.n, self.E, None)
         if len(keep):
-            x[np.ix_(keep, self.flow_vars)] = tree_flows(x[np.ix_(keep, self.edge_vars)], self.n)
+            tour = tours(-lam[np.ix_(keep, self.edge_vars)], self.n)
+            x[np.ix_(keep, self.edge_vars)] = tour
+            x[np.ix_(keep, self.flow_vars)] = tree_flows(tour, self.n)
         return self.finish(lam, x, priced, out)
 
 
