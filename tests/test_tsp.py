@@ -196,14 +196,14 @@ def test_model_of_another_size_is_refused(small):
 
 
 def test_the_routing_example_runs_and_resumes(tmp_path):
-    """`examples/routing_tsp.py` on a small instance: a table and results for every seed; a rerun
+    """`examples/routing.py` on a small TSP instance: a table and results for every seed; a rerun
     with one more seed keeps the finished seed and runs only the new one."""
     import json  # noqa: PLC0415
     import subprocess  # noqa: PLC0415
     import sys  # noqa: PLC0415
     from pathlib import Path  # noqa: PLC0415
 
-    script = Path(__file__).resolve().parents[1] / "examples" / "routing_tsp.py"
+    script = Path(__file__).resolve().parents[1] / "examples" / "routing.py"
     args = [sys.executable, str(script), "--nodes", "6", "--train", "40", "--test", "20", "--epochs", "1"]
     args += ["--iterations", "10", "--out", str(tmp_path), "--methods", "2s", "ld:fy@2:L1:static"]
     subprocess.run([*args, "--seeds", "1"], check=True, capture_output=True, timeout=300)

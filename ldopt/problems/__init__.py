@@ -2,9 +2,14 @@
 location, shift scheduling, set covering and lot sizing, each module registering its
 [`Family`][ldopt.problems.family.Family] (``ldopt.problems.FAMILIES``, `family.family()`); and
 PyEPO's TSP (`tsp`), with Held and Karp's decomposition and its 1-tree oracle (`tsp_oracle`)
-and exact tours (`tsp_tours`)."""
+and exact tours (`tsp_tours`); and the CaVE paper's CVRP (`cvrp`), with a relaxation oracle for
+its routes (`cvrp_oracle`) and exact routes (`cvrp_routes`, `cvrp_exact`)."""
 
 from . import (
+    cvrp,
+    cvrp_exact,
+    cvrp_oracle,
+    cvrp_routes,
     facility,
     knapsack,
     lot_sizing,
@@ -22,6 +27,10 @@ __all__ = [
     "FAMILIES",
     "Family",
     "Instances",
+    "cvrp",
+    "cvrp_exact",
+    "cvrp_oracle",
+    "cvrp_routes",
     "facility",
     "family",
     "knapsack",

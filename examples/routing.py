@@ -1,27 +1,34 @@
-"""Routing: the TSP rows of the CaVE paper's table (Tang & Khalil, CPAIOR 2024), reproduced with ldopt.
+"""Routing: the TSP and CVRP rows of the CaVE paper's table (Tang & Khalil, CPAIOR 2024),
+reproduced with ldopt.
 
 The protocol of CaVE's experiments on PyEPO's generator: for seed ``42 + i``,
 ``pyepo.data.tsp.genData(2100, num_features=10, num_nodes, deg, noise_width=0.5, seed)`` (ldopt's
 ``tsp.gen_data`` gives identical arrays), ``train_test_split(test_size=1000, random_state=135)``,
 then 100 of the rest for validation and 1000 for training; a linear model, Adam at 5e-2, batch 32;
-10 epochs (20 for the two-stage model, as CaVE's ``config.py``). Test regret is the normalized
-regret of exact tours (``tsp_tours.tours``: the subtour cut loop on HiGHS), as CaVE measures with Gurobi.
+10 epochs (20 for the two-stage model, as CaVE's ``config.py``; ``--epochs``, ``--epochs-2s``). Test
+regret is the normalized regret of exact solutions, as CaVE measures with Gurobi: tours by the
+subtour cut loop on HiGHS (``tsp_tours.tours``), routes by the capacity cut loop (``cvrp_routes
+.routes``: Gurobi's lazy cuts where gurobipy is installed, else HiGHS). The CVRP (``--problem
+cvrp``, 21 nodes: the depot and 20 customers) has CaVE's demands ``np.random.rand(20) * 10`` after
+``np.random.seed(seed)``, capacity 30 and at most 5 vehicles.
 
-ldopt trains through Held and Karp's decomposition (``tsp_oracle.decompose``): a block per degree
-row and the 1-tree block with its exact spanning-tree oracle, a block oracle brought to
-``ldopt.decompose(..., oracles=)``; the multipliers are solved once per training instance
-(``mode="shared"``: they price the flows at zero, so the 1-tree oracle answers in closed form).
-A training step costs one 1-tree per instance (a batched Prim), not a TSP solve.
+ldopt trains through Lagrangian decompositions with a structured block and its oracle, brought to
+``ldopt.decompose(..., oracles=)``: for the TSP, Held and Karp's (``tsp_oracle.decompose``: a
+block per degree row and the 1-tree block, an exact batched Prim); for the CVRP, a block per
+customer's degree row and the routes' block with a relaxation oracle (``cvrp_oracle.KForest``: a
+forest of customer edges and the depot's edges, capacity ignored). The multipliers are solved
+once per training instance (``mode="shared"``: they price the flows, arcs and loads at zero, so the
+oracles answer in closed form). A training step costs one oracle call per instance, not a solve.
 
 Methods (``--methods``): ``2s`` (two-stage MSE); ``spo+`` (PyEPO's SPO+ on the whole problem: one
-exact tour per instance and step, ``solver="auto"`` being the cut loop on this model);
+exact solution per instance and step, ``solver="auto"`` being the cut loop on these models);
 ``ld:<spo+|imle|fy|fy@σ>:<L1|L2>:<static|multiple>[:mse]`` (``fy@2``: Fenchel–Young with noise
-σ = 2, chosen on TSP50's validation instances among 0.5, 1, 2, 4 and 8; ``static``: the 1-tree
-block is the main block; ``:mse`` starts from the two-stage fit). The 100 validation instances
-are split off as the protocol does and not used.
+σ = 2; ``static``: the structured block is the main block; ``:mse`` starts from the two-stage
+fit). The 100 validation instances are split off as the protocol does and not used.
 
-    python examples/routing_tsp.py --nodes 20 --seeds 10 --out benchmarks/results/routing/tsp20
-    python examples/routing_tsp.py --nodes 50 --seeds 3 --out benchmarks/results/routing/tsp50
+    python examples/routing.py --nodes 20 --seeds 10 --out benchmarks/results/routing/tsp20
+    python examples/routing.py --nodes 50 --seeds 3 --out benchmarks/results/routing/tsp50
+    python examples/routing.py --problem cvrp --nodes 21 --seeds 10 --out benchmarks/results/routing/cvrp20
 """
 
 from __future__ import annotations
@@ -38,29 +45,32 @@ from sklearn.model_selection import train_test_split
 
 import ldopt
 import ldopt_torch as lt
-from ldopt.problems import tsp, tsp_oracle, tsp_tours
+from ldopt.problems import cvrp, cvrp_oracle, cvrp_routes, tsp, tsp_oracle, tsp_tours
 from ldopt_experiments.arguments import integer_at_least
 
 PUBLISHED = {  # CaVE (Tang & Khalil, CPAIOR 2024): test normalized regret %, mean training s (their machine)
-    (20, 4): {"2-stage": (12.12, 2), "SPO+": (5.95, 175), "PFYL": (6.56, 220), "CaVE+": (6.20, 107),
+    ("cvrp", 21, 4): {"2-stage": (10.10, 2), "SPO+": (5.94, 7020), "PFYL": (6.32, 3773), "CaVE+": (6.44, 154),
+                      "CaVE-Hybrid": (7.92, 45)},
+    ("tsp", 20, 4): {"2-stage": (12.12, 2), "SPO+": (5.95, 175), "PFYL": (6.56, 220), "CaVE+": (6.20, 107),
               "CaVE-Hybrid": (7.69, 27)},
-    (50, 4): {"2-stage": (28.16, 2), "SPO+": (7.57, 1221), "PFYL": (8.03, 1329), "CaVE+": (7.69, 518),
+    ("tsp", 50, 4): {"2-stage": (28.16, 2), "SPO+": (7.57, 1221), "PFYL": (8.03, 1329), "CaVE+": (7.69, 518),
               "CaVE-Hybrid": (9.59, 197)},
-    (50, 6): {"2-stage": (52.61, 1), "SPO+": (10.26, 1191), "PFYL": (9.00, 1456), "CaVE+": (8.57, 574),
+    ("tsp", 50, 6): {"2-stage": (52.61, 1), "SPO+": (10.26, 1191), "PFYL": (9.00, 1456), "CaVE+": (8.57, 574),
               "CaVE-Hybrid": (11.28, 254)},
 }  # fmt: skip
 SURROGATES = {"spo+": "SPO+", "imle": "IMLE", "fy": "FY"}
 
 
-def label(method: str) -> str:
+def label(method: str, problem: str = "tsp") -> str:
     """A method's name in the table."""
     if method == "2s":
         return "two-stage (MSE)"
     if method == "spo+":
-        return "SPO+ (whole problem, exact tours each step)"
+        return f"SPO+ (whole problem, exact {'tours' if problem == 'tsp' else 'routes'} each step)"
     _, surrogate, target, mode, *start = method.split(":")
     name, _, sigma = surrogate.partition("@")
-    main = "the 1-tree block" if mode == "static" else "every block"
+    structured = "the 1-tree block" if problem == "tsp" else "the routes block (k-forest)"
+    main = structured if mode == "static" else "every block"
     noise = f" σ={sigma}" if sigma else ""
     return f"LD({SURROGATES[name]}{noise}, {target}, main: {main})" + (" from the two-stage fit" if start else "")
 
@@ -105,14 +115,15 @@ def split(nodes: int, deg: int, seed: int, train: int, val: int, test: int) -> t
 
 
 def train_one(
-    method: str, p: ldopt.Problem, nodes: int, data: lt.LDDataset, x_tr: np.ndarray, c_tr: np.ndarray,
-    epochs: int, seed: int, start: torch.nn.Module | None,
+    method: str, p: ldopt.Problem, data: lt.LDDataset, x_tr: np.ndarray, c_tr: np.ndarray,
+    epochs: tuple[int, int], seed: int, start: torch.nn.Module | None,
 ) -> torch.nn.Module:  # fmt: skip
-    """One method's linear model (CaVE's hyperparameters)."""
+    """One method's linear model (CaVE's hyperparameters); ``epochs``: (the others, two-stage)."""
     torch.manual_seed(seed)
+    epochs, two_stage_epochs = epochs
     model = torch.nn.Linear(x_tr.shape[1], p.num_costs)
     if method == "2s":
-        return lt.fit(model, data, lt.MSELoss(), epochs=2 * epochs, lr=5e-2, seed=seed, progress=False).model
+        return lt.fit(model, data, lt.MSELoss(), epochs=two_stage_epochs, lr=5e-2, seed=seed, progress=False).model
     if method == "spo+":  # PyEPO's SPO+ on the whole problem: its "auto" solver is the tours' cut loop
         full = lt.OptDataset(p, x_tr, c_tr)
         return lt.fit(model, full, lt.FullLoss(p, "spo+"), epochs=epochs, lr=5e-2, seed=seed, progress=False).model
@@ -126,48 +137,77 @@ def train_one(
     return lt.fit(model, data, loss, mode=mode, main=main, epochs=epochs, lr=5e-2, seed=seed, progress=False).model
 
 
+class Routing:
+    """One seed's problem: the compiled model, its decomposition and its exact solver."""
+
+    def __init__(self, a: argparse.Namespace, seed: int) -> None:
+        self.kind, self.nodes = a.problem, a.nodes
+        if a.problem == "tsp":
+            model = tsp.build_model(a.nodes)
+            self.p = ldopt.Problem.from_pyomo(model, model.c)
+            self.dec = tsp_oracle.decompose(self.p, a.nodes)
+        else:  # CaVE's demands: np.random.seed(seed); np.random.rand(20) * 10
+            self.demand = cvrp.demands(seed, a.nodes - 1)
+            model = cvrp.build_model(a.nodes, self.demand)
+            self.p = ldopt.Problem.from_pyomo(model, model.c)
+            self.dec = cvrp_oracle.decompose(self.p, a.nodes, self.demand)
+
+    def solve(self, costs: np.ndarray) -> np.ndarray:
+        """Exact tours or routes (0/1 edges) for edge costs (minimised)."""
+        if self.kind == "tsp":
+            return tsp_tours.tours(costs, self.nodes)
+        return cvrp_routes.routes(costs, self.nodes, self.demand)
+
+
 def run_seed(a: argparse.Namespace, i: int) -> list[dict]:
     """Every method on seed ``42 + i``; one row per method."""
     seed = 42 + i
     x_tr, c_tr, _, _, x_te, c_te = split(a.nodes, a.deg, seed, a.train, a.val, a.test)
-    model = tsp.build_model(a.nodes)
-    p = ldopt.Problem.from_pyomo(model, model.c)
-    dec = tsp_oracle.decompose(p, a.nodes)
+    r = Routing(a, seed)
     t = time.perf_counter()
-    data = lt.LDDataset(dec, x_tr, c_tr, mode="shared", iterations=a.iterations, progress=False)
+    data = lt.LDDataset(r.dec, x_tr, c_tr, mode="shared", iterations=a.iterations, progress=False)
     multipliers_s = time.perf_counter() - t
     t = time.perf_counter()
-    best = tsp_tours.tours(c_te, a.nodes)
+    best = r.solve(c_te)
     opt = (c_te * best).sum(1)
     optima_s = time.perf_counter() - t
     rows, fitted = [], {}
     for method in a.methods:
         t = time.perf_counter()
-        net = fitted[method] = train_one(method, p, a.nodes, data, x_tr, c_tr, a.epochs, seed, fitted.get("2s"))
+        epochs = (a.epochs, a.epochs_2s)
+        net = fitted[method] = train_one(method, r.p, data, x_tr, c_tr, epochs, seed, fitted.get("2s"))
         train_s = time.perf_counter() - t
         with torch.no_grad():
             pred = net(torch.as_tensor(x_te, dtype=torch.float32)).numpy().astype(float)
-        chosen = tsp_tours.tours(pred, a.nodes)
+        chosen = r.solve(pred)
         regret = float(((c_te * chosen).sum(1) - opt).sum() / np.abs(opt).sum())
         rows.append(dict(seed=seed, method=method, regret=100 * regret, train_seconds=train_s,
                          multipliers_seconds=multipliers_s, optima_seconds=optima_s))  # fmt: skip
-        print(f"seed {seed} {label(method)}: test regret {100 * regret:.2f}%, training {train_s:.0f} s", flush=True)
+        print(f"seed {seed} {label(method, a.problem)}: test regret {100 * regret:.2f}%, training {train_s:.0f} s",
+              flush=True)  # fmt: skip
     return rows
+
+
+def title(a: argparse.Namespace) -> str:
+    """``TSP50`` or ``CVRP20`` (customers)."""
+    return f"TSP{a.nodes}" if a.problem == "tsp" else f"CVRP{a.nodes - 1}"
 
 
 def summary(a: argparse.Namespace, rows: list[dict]) -> list[str]:
     """The table: ldopt's rows (mean ± sd over the seeds run) beside CaVE's published ones."""
     seeds = sorted({r["seed"] for r in rows})
     lines = [
-        f"TSP{a.nodes} deg {a.deg}: {a.train} train / {a.test} test, {len(seeds)} seeds ({seeds[0]}..{seeds[-1]})",
+        f"{title(a)} deg {a.deg}: {a.train} train / {a.test} test, {len(seeds)} seeds ({seeds[0]}..{seeds[-1]})",
         "| method | test regret % (mean ± sd over seeds) | training s (mean) |",
         "|---|---|---|",
     ]
     for method in a.methods:
         reg = np.array([x["regret"] for x in rows if x["method"] == method])
         secs = np.mean([x["train_seconds"] for x in rows if x["method"] == method])
-        lines.append(f"| {label(method)} (ldopt, 2 CPU cores) | {reg.mean():.2f} ± {reg.std():.2f} | {secs:.0f} |")
-    published = PUBLISHED.get((a.nodes, a.deg), {})
+        lines.append(
+            f"| {label(method, a.problem)} (ldopt, 2 CPU cores) | {reg.mean():.2f} ± {reg.std():.2f} | {secs:.0f} |"
+        )
+    published = PUBLISHED.get((a.problem, a.nodes, a.deg), {})
     lines += [f"| {k} (CaVE, published) | {v[0]:.2f} | {v[1]:.0f} |" for k, v in published.items()]
     return lines
 
@@ -182,12 +222,14 @@ def plot(a: argparse.Namespace, rows: list[dict], path: Path) -> None:
     fig, ax = plt.subplots(figsize=(6.5, 4))
     for method in a.methods:
         r = [x for x in rows if x["method"] == method]
-        ax.scatter([x["train_seconds"] for x in r], [x["regret"] for x in r], label=f"{label(method)} (ldopt)", s=18)
-    for name, (regret, secs) in PUBLISHED.get((a.nodes, a.deg), {}).items():
+        ax.scatter(
+            [x["train_seconds"] for x in r], [x["regret"] for x in r], label=f"{label(method, a.problem)} (ldopt)", s=18
+        )
+    for name, (regret, secs) in PUBLISHED.get((a.problem, a.nodes, a.deg), {}).items():
         ax.scatter([secs], [regret], marker="x", color="gray")
         ax.annotate(name, (secs, regret), fontsize=7, color="gray", xytext=(3, 3), textcoords="offset points")
     ax.set(xscale="log", xlabel="training seconds", ylabel="test normalized regret %")
-    ax.set_title(f"TSP{a.nodes}, deg {a.deg}: ldopt on 2 CPU cores, CaVE published (x)", fontsize=9)
+    ax.set_title(f"{title(a)}, deg {a.deg}: ldopt on 2 CPU cores, CaVE published (x)", fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -196,16 +238,18 @@ def plot(a: argparse.Namespace, rows: list[dict], path: Path) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--nodes", type=integer_at_least(4), default=20)
+    ap.add_argument("--problem", choices=("tsp", "cvrp"), default="tsp")
+    ap.add_argument("--nodes", type=integer_at_least(4), default=20, help="nodes (the CVRP's depot included)")
     ap.add_argument("--deg", type=integer_at_least(1), default=4)
     ap.add_argument("--seeds", type=integer_at_least(1), default=10)
     ap.add_argument("--train", type=integer_at_least(1), default=1000)
     ap.add_argument("--val", type=integer_at_least(1), default=100)
     ap.add_argument("--test", type=integer_at_least(1), default=1000)
     ap.add_argument("--epochs", type=integer_at_least(1), default=10)
+    ap.add_argument("--epochs-2s", type=integer_at_least(1), default=20, help="the two-stage model's epochs")
     ap.add_argument("--iterations", type=integer_at_least(1), default=100, help="dual steps per instance")
     ap.add_argument("--methods", nargs="+", type=method_name, default=["2s", "ld:spo+:L1:static", "ld:fy@2:L1:static"])
-    ap.add_argument("--out", default="results/routing_tsp")
+    ap.add_argument("--out", default="results/routing")
     a = ap.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -213,6 +257,8 @@ def main() -> None:
     rows: list[dict] = []
     if saved.exists():  # resume: keep the seeds a run with the same settings finished
         old = json.loads(saved.read_text())
+        old["args"].setdefault("epochs_2s", 2 * old["args"]["epochs"])  # runs before --epochs-2s: twice --epochs
+        old["args"].setdefault("problem", "tsp")  # runs before --problem: the TSP
         same = {k: v for k, v in old["args"].items() if k not in ("seeds", "out")} == {
             k: v for k, v in vars(a).items() if k not in ("seeds", "out")
         }

@@ -1,0 +1,201 @@
+"""The CVRP (`ldopt.problems.cvrp`, `cvrp_routes`, `cvrp_exact`, `cvrp_oracle`): CaVE's demands,
+exact routes (HiGHS and Gurobi) against an exact solve of the compact model, the k-forest
+relaxation against brute force over its own set and as a relaxation of its block, Lagrangian
+bounds below every optimum, and training through the routes block."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import ldopt
+import ldopt_torch as lt
+from ldopt.errors import InputError, SolverError
+from ldopt.problems import cvrp, cvrp_exact, cvrp_oracle, cvrp_routes, tsp
+from ldopt.user_oracles import check_oracle
+
+N, Q, V = 7, 10.0, 3  # nodes (the depot and 6 customers): the compact model's HiGHS solve is quick
+
+
+def _gurobi_ok() -> bool:
+    try:
+        import gurobipy as gp  # noqa: PLC0415
+
+        with gp.Env(empty=True) as env:
+            env.setParam("OutputFlag", 0)
+            env.start()
+        return True
+    except Exception:  # not installed, or no licence
+        return False
+
+
+@pytest.fixture(scope="module")
+def small():
+    q = np.random.default_rng(5).uniform(1.0, 6.0, N - 1)
+    m = cvrp.build_model(N, q, Q, V)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    return p, q, cvrp_oracle.decompose(p, N, q, Q, V)
+
+
+def test_demands_are_cave_s():
+    """CaVE draws ``np.random.rand(20) * 10`` right after ``np.random.seed(seed)`` (legacy global
+    stream, run here in a child process so that this one's stays untouched)."""
+    code = "import numpy as np; np.random.seed(44); print(repr((np.random.rand(20) * 10).tolist()))"
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert cvrp.demands(44).tolist() == eval(out)
+
+
+@pytest.mark.parametrize("solver", ["highs", "gurobi"])
+def test_routes_are_optimal_and_feasible(small, solver):
+    """Exact routes equal HiGHS on the compact MTZ model (the reference), with negative costs
+    too, and are points of the model with their arcs and loads."""
+    if solver == "gurobi" and not _gurobi_ok():
+        pytest.skip("gurobipy is not installed or has no licence")
+    p, q, _ = small
+    rng = np.random.default_rng(1)
+    C = np.concatenate((rng.uniform(0.0, 5.0, (8, 21)), rng.normal(size=(4, 21))))
+    ref = p.solve(C, solver="highs")
+    assert (ref.status == "optimal").all()
+    x = cvrp_routes.routes(C, N, q, Q, V, solver=solver)
+    np.testing.assert_allclose((C * x).sum(1), ref.objective, atol=1e-7)
+    full = cvrp_exact.full_solution(p, x, N, q)
+    assert p.violation(full).max() <= 1e-9  # the MTZ rows: no route over capacity
+
+
+def test_capacity_binds_and_auto_uses_routes(small):
+    """With a capacity that forces three routes, ``solver="auto"`` on the model (the routes
+    oracle) and the compact model agree; a model with one row more is not taken for it."""
+    p, q, _ = small
+    assert cvrp_exact.Routes.fit(p.compiled) is not None
+    C = np.random.default_rng(2).uniform(0.0, 5.0, (6, 21))
+    auto, ref = p.solve(C, solver="auto"), p.solve(C, solver="highs")
+    np.testing.assert_allclose(auto.objective, ref.objective, atol=1e-7)
+    m = cvrp.build_model(N, q, Q, V)
+    m.extra = __import__("pyomo.environ", fromlist=["Constraint"]).Constraint(expr=m.x[0] <= 1)
+    other = ldopt.Problem.from_pyomo(m, m.c)
+    assert cvrp_exact.Routes.fit(other.compiled) is None
+
+
+def _is_forest(pairs: list[tuple[int, int]], n: int) -> bool:
+    parent = list(range(n))
+
+    def root(v: int) -> int:
+        while parent[v] != v:
+            v = parent[v]
+        return v
+
+    for i, j in pairs:
+        a, b = root(i), root(j)
+        if a == b:
+            return False
+        parent[a] = b
+    return True
+
+
+def _brute_force(w: np.ndarray, n: int, fewest: int, most: int) -> float:
+    """max w·x over forests of n−1−k customer edges with 2k depot edges, fewest ≤ k ≤ most."""
+    E = tsp.edges(n)
+    inner = [e for e, (i, _) in enumerate(E) if i > 0]
+    best = -np.inf
+    for k in range(fewest, most + 1):
+        depot = np.sort(w[: n - 1])[::-1][: 2 * k].sum()
+        for sub in itertools.combinations(inner, n - 1 - k):
+            if _is_forest([E[e] for e in sub], n):
+                best = max(best, depot + w[list(sub)].sum())
+    return best
+
+
+def test_k_forest_is_exact_on_its_set_and_a_relaxation_of_its_block(small):
+    p, _, dec = small
+    oracle = dec.block(dec.num_blocks - 1).solver("oracle").oracle
+    assert oracle.relaxation and "k-forest" in dec.describe()
+    rng = np.random.default_rng(3)
+    for w in rng.normal(size=(6, 21)):
+        got = oracle.forests(w[None])[0]
+        assert got @ w == pytest.approx(_brute_force(w, N, oracle.fewest, oracle.most), abs=1e-9)
+    ex, _, _ = cvrp.variable_index(p, N)
+    lam = np.zeros((24, p.num_vars))
+    lam[:, ex] = rng.normal(size=(24, len(ex)))
+    check = check_oracle(dec, dec.num_blocks - 1, objectives=lam)
+    assert check.relaxation and check.max_gap == 0.0
+
+
+def test_priced_arcs_go_to_the_exact_fallback(small):
+    p, _, dec = small
+    block = dec.block(dec.num_blocks - 1)
+    oracle = block.solver("oracle").oracle
+    lam = np.random.default_rng(4).normal(size=(2, p.num_vars))
+    with pytest.warns(UserWarning, match="arcs or loads"):
+        x = oracle.argmax(lam)
+    exact = block.problem.solve(lam, solver="highs")
+    np.testing.assert_allclose(np.einsum("bn,bn->b", lam, x), exact.objective, atol=1e-7)
+
+
+def test_lagrangian_bound_is_below_every_optimum(small):
+    p, q, dec = small
+    C = np.random.default_rng(6).uniform(0.0, 5.0, (8, 21))
+    opt = cvrp_exact.optima(p, C, N, q, Q, V)
+    bound = np.asarray(dec.dual(C, mode="shared", iterations=200, progress=False).bound)
+    assert (bound <= opt.value + 1e-6).all()
+    assert (bound >= 0.9 * opt.value).mean() >= 0.75  # the forest relaxation is tight on most
+
+
+def test_training_through_the_routes_block_beats_a_random_model(small):
+    p, q, dec = small
+    F, C = tsp.gen_data(120, 5, N, deg=4, noise_width=0.5, seed=7)
+    F, C = F.astype(float), C.astype(float)
+    data = lt.LDDataset(dec, F[:80], C[:80], mode="shared", iterations=50, progress=False)
+    torch.manual_seed(0)
+    model = torch.nn.Linear(5, p.num_costs)
+    loss = lt.LDLoss(dec, surrogate=lt.FenchelYoung(sigma=2.0), target="L1")
+    fitted = lt.fit(model, data, loss, mode="static", main=dec.num_blocks - 1, epochs=8, lr=5e-2, seed=0,
+                    progress=False).model  # fmt: skip
+    with torch.no_grad():
+        pred = fitted(torch.as_tensor(F[80:], dtype=torch.float32)).numpy().astype(float)
+    best = cvrp_routes.routes(C[80:], N, q, Q, V)
+    opt = (C[80:] * best).sum(1)
+    chosen = cvrp_routes.routes(pred, N, q, Q, V)
+    regret = ((C[80:] * chosen).sum(1) - opt).sum() / opt.sum()
+    rand = cvrp_routes.routes(np.random.default_rng(8).uniform(0, 1, C[80:].shape), N, q, Q, V)
+    random_regret = ((C[80:] * rand).sum(1) - opt).sum() / opt.sum()
+    assert regret < 0.5 * random_regret
+
+
+def test_bad_inputs_are_refused():
+    with pytest.raises(InputError, match="at most the capacity"):
+        cvrp.build_model(5, [1.0, 2.0, 40.0, 1.0], 30.0, 2)
+    with pytest.raises(InputError, match="expected 4 positive demands"):
+        cvrp.build_model(5, [1.0, 2.0], 30.0, 2)
+    with pytest.raises(InputError, match="routes of two customers"):
+        cvrp.build_model(5, [9.0, 9.0, 9.0, 9.0], 10.0, 4)
+    with pytest.raises(InputError, match="edge costs"):
+        cvrp_routes.routes(np.ones((2, 5)), 5, [1.0, 1.0, 1.0, 1.0], 30.0, 2)
+    with pytest.raises(InputError, match="routes through the depot"):
+        cvrp_exact.orient(np.ones((1, 10)), 5, [1.0, 1.0, 1.0, 1.0])
+
+
+def test_gurobi_refusal_is_clear_when_missing(monkeypatch):
+    monkeypatch.setitem(sys.modules, "gurobipy", None)
+    with pytest.raises(SolverError, match="needs gurobipy"):
+        cvrp_routes.routes(np.ones((1, 10)), 5, [1.0, 1.0, 1.0, 1.0], 30.0, 2, solver="gurobi")
+    x = cvrp_routes.routes(np.ones((1, 10)), 5, [1.0, 1.0, 1.0, 1.0], 30.0, 2)  # "auto": HiGHS
+    assert x.sum() == 5
+
+
+def test_the_routing_example_runs_a_cvrp(tmp_path):
+    """`examples/routing.py --problem cvrp` on a small instance: a table with CaVE's rows."""
+    script = Path(__file__).resolve().parents[1] / "examples" / "routing.py"
+    args = [sys.executable, str(script), "--problem", "cvrp", "--nodes", "8", "--train", "40", "--test", "20"]
+    args += ["--epochs", "1", "--iterations", "10", "--out", str(tmp_path), "--methods", "2s", "ld:spo+:L1:static"]
+    subprocess.run([*args, "--seeds", "1"], check=True, capture_output=True, timeout=300)
+    rows = json.loads((tmp_path / "results.json").read_text())["rows"]
+    assert [r["seed"] for r in rows] == [42, 42] and all(r["regret"] >= -1e-9 for r in rows)
+    table = (tmp_path / "table.md").read_text()
+    assert table.startswith("CVRP7 deg 4") and "LD(SPO+, L1, main: the routes block (k-forest))" in table
