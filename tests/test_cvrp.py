@@ -171,8 +171,10 @@ def test_training_through_the_routes_block_beats_a_random_model(small):
 def test_bad_inputs_are_refused():
     with pytest.raises(InputError, match="at most the capacity"):
         cvrp.build_model(5, [1.0, 2.0, 40.0, 1.0], 30.0, 2)
-    with pytest.raises(InputError, match="expected 4 positive demands"):
+    with pytest.raises(InputError, match="expected 4 demands"):
         cvrp.build_model(5, [1.0, 2.0], 30.0, 2)
+    with pytest.raises(InputError, match="expected positive demands"):
+        cvrp.build_model(5, [1.0, 0.0, 1.0, 1.0], 30.0, 2)
     with pytest.raises(InputError, match="routes of two customers"):
         cvrp.build_model(5, [9.0, 9.0, 9.0, 9.0], 10.0, 4)
     with pytest.raises(InputError, match="edge costs"):

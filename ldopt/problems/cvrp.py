@@ -64,8 +64,10 @@ def check(num_nodes: Any, demand: Any, capacity: Any, vehicles: Any) -> tuple[in
     """
     n = _nodes(num_nodes)
     q = checks.real_array("demands", demand).astype(float)
-    if q.shape != (n - 1,) or (q <= 0).any():
-        raise InputError(f"demands: expected {n - 1} positive demands (one per customer), got {q.shape} {q.min():g}")
+    if q.shape != (n - 1,):
+        raise InputError(f"demands: expected {n - 1} demands (one per customer), got shape {q.shape}")
+    if (q <= 0).any():
+        raise InputError(f"demands: expected positive demands, got {q.min():g}")
     Q = float(checks.positive("capacity", capacity))
     V = checks.positive_int("vehicles", vehicles)
     if q.max() > Q:
