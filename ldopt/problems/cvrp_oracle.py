@@ -27,7 +27,7 @@ import numpy as np
 from ..oracles.base import Oracle
 from . import cvrp
 from .tsp import edges
-from .tsp_oracle import FLOW_TOL, OneTree
+from .tsp_oracle import OneTree, edge_objectives
 
 
 class KForest(Oracle):
@@ -93,9 +93,7 @@ class KForest(Oracle):
 
     def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         lam = np.asarray(lam, dtype=float)
-        w = lam[:, self.edge_vars]
-        scale = np.maximum(1.0, np.abs(w).max(axis=1))
-        priced = (np.abs(lam[:, self.other_vars]) > FLOW_TOL * scale[:, None]).any(axis=1)
+        w, priced = edge_objectives(lam, self.edge_vars, self.other_vars)
         x = np.zeros((len(lam), self.num_vars))
         x[:, self.edge_vars] = self.forests(w)
         if priced.any() and not self.warned:

@@ -33,6 +33,24 @@ FLOW_TOL = 1e-12
 1-tree's value is below ``n² ·`` this, far inside solver tolerances)."""
 
 
+def edge_objectives(lam: np.ndarray, edge_vars: np.ndarray, others: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The edges' objectives ``(B, edges)`` and which instances price ``others`` (beyond
+    [`FLOW_TOL`][ldopt.problems.tsp_oracle.FLOW_TOL] times the largest edge objective) ``(B,)``.
+
+    Parameters
+    ----------
+    lam
+        Objectives ``(B, n)``.
+    edge_vars
+        The edges' positions.
+    others
+        The positions of the block's variables that cost nothing (flows, arcs, loads).
+    """
+    w = lam[:, edge_vars]
+    scale = np.maximum(1.0, np.abs(w).max(axis=1))
+    return w, (np.abs(lam[:, others]) > FLOW_TOL * scale[:, None]).any(axis=1)
+
+
 class OneTree(Oracle):
     """Maximum 1-trees for the TSP's tree block (see the module docstring).
 
@@ -100,9 +118,7 @@ class OneTree(Oracle):
 
     def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         lam = np.asarray(lam, dtype=float)
-        w = lam[:, self.edge_vars]
-        scale = np.maximum(1.0, np.abs(w).max(axis=1))
-        priced = (np.abs(lam[:, self.flow_vars]) > FLOW_TOL * scale[:, None]).any(axis=1)
+        w, priced = edge_objectives(lam, self.edge_vars, self.flow_vars)
         x = np.zeros((len(lam), self.num_vars))
         edges, flows = self.one_trees(w)
         x[:, self.edge_vars] = edges
