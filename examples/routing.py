@@ -238,6 +238,13 @@ def plot(a: argparse.Namespace, rows: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
+def save(path: Path, rows: list[dict], a: argparse.Namespace) -> None:
+    """Write the rows and the run's arguments atomically."""
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(dict(rows=rows, args=vars(a)), indent=1))
+    tmp.replace(path)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--problem", choices=("tsp", "cvrp"), default="tsp")
@@ -269,9 +276,8 @@ def main() -> None:
         if any(r["seed"] == 42 + i for r in rows):
             continue
         rows += run_seed(a, i)
-        tmp = saved.with_suffix(".tmp")
-        tmp.write_text(json.dumps(dict(rows=rows, args=vars(a)), indent=1))
-        tmp.replace(saved)  # atomic: an interrupted run keeps every finished seed
+        save(saved, rows, a)  # an interrupted run keeps every finished seed
+    save(saved, rows, a)  # the arguments of this run (e.g. fewer seeds than the one it resumed)
     lines = summary(a, [r for r in rows if r["seed"] < 42 + a.seeds])
     print("\n".join(lines))
     (out / "table.md").write_text("\n".join(lines) + "\n")

@@ -308,9 +308,9 @@ def test_the_pyepo_knapsack_table_is_the_committed_run(run):
             assert line in docs, f"docs/results.md lacks the committed row {line!r}"
 
 
-@pytest.mark.parametrize("run", ["tsp20", "tsp20_spo", "tsp50", "tsp50deg6"])
+@pytest.mark.parametrize("run", ["tsp20", "tsp20_spo", "tsp50", "tsp50deg6", "cvrp20"])
 def test_the_routing_tables_are_the_committed_runs(run):
-    """The CaVE TSP tables in the docs are the ones `examples/routing.py` wrote, and each of
+    """The CaVE TSP and CVRP tables in the docs are the ones `examples/routing.py` wrote, and each of
     their ldopt rows is the mean and spread of the seeds in its results.json."""
     folder = RESULTS / "routing" / run
     table = (folder / "table.md").read_text().splitlines()
