@@ -83,8 +83,12 @@ def full_solution(problem: Any, x_edges: np.ndarray, num_nodes: int, demand: Any
     demand
         The customers' demands.
     """
-    ex, yx, ux = cvrp.variable_index(problem, num_nodes)
-    out = np.zeros((len(x_edges), problem.num_vars))
+    return _points(x_edges, *cvrp.variable_index(problem, num_nodes), problem.num_vars, num_nodes, demand)
+
+
+def _points(x_edges: np.ndarray, ex: Any, yx: Any, ux: Any, num_vars: int, num_nodes: int, demand: Any) -> np.ndarray:
+    """Routes as points ``(B, num_vars)`` with the edges, arcs and loads at positions ``ex``, ``yx``, ``ux``."""
+    out = np.zeros((len(x_edges), num_vars))
     out[:, ex] = x_edges
     out[:, yx], out[:, ux] = orient(x_edges, num_nodes, demand)
     return out
@@ -189,7 +193,7 @@ class Routes(Oracle):
         return None if found is None else cls(*found, block.var_names)
 
     def describe(self) -> str:
-        return f"optimal routes for {self.n - 1} customers (capacity cut loop on HiGHS)"
+        return f"optimal routes for {self.n - 1} customers (capacity cut loop: Gurobi's lazy cuts, else HiGHS)"
 
     def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         lam = np.asarray(lam, dtype=float)
@@ -198,9 +202,7 @@ class Routes(Oracle):
         keep = np.flatnonzero(~priced)
         if len(keep):
             found = routes(-lam[np.ix_(keep, self.edge_vars)], self.n, self.q, self.Q, self.V)
-            x[np.ix_(keep, self.edge_vars)] = found
-            y, u = orient(found, self.n, self.q)
-            x[np.ix_(keep, self.arc_vars)], x[np.ix_(keep, self.load_vars)] = y, u
+            x[keep] = _points(found, self.edge_vars, self.arc_vars, self.load_vars, self.num_vars, self.n, self.q)
         return self.finish(lam, x, priced, out)
 
 

@@ -82,6 +82,7 @@ class _Cuts:
         self.n, self.E, self.Q = n, E, Q
         self.weight = np.concatenate(([0.0], q))
         self.inner = E[:, 0] > 0
+        self.at = [np.flatnonzero((E[:, 0] == v) | (E[:, 1] == v)).astype(np.int32) for v in range(n)]  # edges at v
         self.fewest = 2 * cvrp.min_vehicles(q, Q)  # the depot's least degree
 
     def violated(self, x: np.ndarray) -> list[tuple[np.ndarray, float]]:
@@ -138,7 +139,7 @@ def _gurobi(c: np.ndarray, cuts: _Cuts, V: int, limit: float | None) -> np.ndarr
         x = model.addMVar(len(c), vtype=gp.GRB.BINARY, obj=c)
         xs = x.tolist()
         for v in range(cuts.n):
-            at = gp.quicksum(xs[e] for e in np.flatnonzero((cuts.E[:, 0] == v) | (cuts.E[:, 1] == v)))
+            at = gp.quicksum(xs[e] for e in cuts.at[v])
             if v == 0:
                 model.addConstr(at >= cuts.fewest)
                 model.addConstr(at <= 2 * V)
@@ -176,12 +177,12 @@ def _highs(c: np.ndarray, cuts: _Cuts, V: int, limit: float | None) -> np.ndarra
     h.setOptionValue("mip_rel_gap", 0.0)
     if limit is not None:
         h.setOptionValue("time_limit", float(limit))
-    m, E = len(c), cuts.E
+    m = len(c)
     h.addVars(m, np.zeros(m), np.ones(m))
     h.changeColsCost(m, np.arange(m, dtype=np.int32), c)
     h.changeColsIntegrality(m, np.arange(m, dtype=np.int32), np.full(m, highspy.HighsVarType.kInteger))
     for v in range(cuts.n):
-        idx = np.flatnonzero((E[:, 0] == v) | (E[:, 1] == v)).astype(np.int32)
+        idx = cuts.at[v]
         lo, hi = (float(cuts.fewest), 2.0 * V) if v == 0 else (2.0, 2.0)
         h.addRow(lo, hi, len(idx), idx, np.ones(len(idx)))
     while True:
