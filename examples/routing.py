@@ -26,6 +26,8 @@ exact solution per instance and step, ``solver="auto"`` being the cut loop on th
 σ = 2; ``static``: the structured block is the main block; ``:mse`` starts from the two-stage
 fit, whose seconds its training time includes). The 100 validation instances are split off as the
 protocol does; the script does not use them (the settings in docs/results.md were chosen on them).
+A rerun with the same settings and more seeds or methods keeps the (seed, method) rows it finished
+and the test optima it solved (``<out>/optima``).
 
     python examples/routing.py --nodes 20 --seeds 10 --out benchmarks/results/routing/tsp20
     python examples/routing.py --nodes 50 --seeds 3 --out benchmarks/results/routing/tsp50
@@ -46,6 +48,7 @@ from sklearn.model_selection import train_test_split
 
 import ldopt
 import ldopt_torch as lt
+from ldopt import cache
 from ldopt.problems import cvrp, cvrp_oracle, cvrp_routes, tsp, tsp_oracle, tsp_tours
 from ldopt_experiments.arguments import integer_at_least
 
@@ -160,25 +163,42 @@ class Routing:
         return cvrp_routes.routes(costs, self.nodes, self.demand)
 
 
-def run_seed(a: argparse.Namespace, i: int) -> list[dict]:
-    """Every method on seed ``42 + i``; one row per method."""
+def test_optima(a: argparse.Namespace, r: Routing, seed: int, c_te: np.ndarray) -> tuple[np.ndarray, float]:
+    """The test instances' optimal values and the seconds they took, kept in ``<out>/optima`` (the
+    costs' digest checked) so that a rerun with more methods does not solve them again."""
+    path = Path(a.out) / "optima" / f"seed{seed}.npz"
+    key = dict(problem=a.problem, nodes=a.nodes, deg=a.deg, seed=seed, costs=cache.digest(c_te))
+    found = cache.load(path, expect=key)
+    if found is not None:
+        return found[0]["optima"], float(found[1]["seconds"])
+    t = time.perf_counter()
+    opt = (c_te * r.solve(c_te)).sum(1)
+    seconds = time.perf_counter() - t
+    cache.save(path, dict(optima=opt), dict(key, seconds=seconds))
+    return opt, seconds
+
+
+def run_seed(a: argparse.Namespace, i: int, done: frozenset[str] = frozenset()) -> list[dict]:
+    """The methods on seed ``42 + i`` that ``done`` lacks; one row per method (the two-stage fit is
+    trained again, not tested, where a method from it needs it)."""
     seed = 42 + i
     x_tr, c_tr, _, _, x_te, c_te = split(a.nodes, a.deg, seed, a.train, a.val, a.test)
     r = Routing(a, seed)
     t = time.perf_counter()
     data = lt.LDDataset(r.dec, x_tr, c_tr, mode="shared", iterations=a.iterations, progress=False)
     multipliers_s = time.perf_counter() - t
-    t = time.perf_counter()
-    best = r.solve(c_te)
-    opt = (c_te * best).sum(1)
-    optima_s = time.perf_counter() - t
+    opt, optima_s = test_optima(a, r, seed, c_te)
     rows, fitted, seconds = [], {}, {}
-    for method in a.methods:
+    todo = [m for m in a.methods if m not in done]
+    needed = ["2s"] if "2s" not in todo and any(m.endswith(":mse") for m in todo) else []
+    for method in needed + todo:
         t = time.perf_counter()
         epochs = (a.epochs, a.epochs_2s)
         net = fitted[method] = train_one(method, r.p, data, x_tr, c_tr, epochs, seed, fitted.get("2s"))
         train_s = time.perf_counter() - t + (seconds["2s"] if method.endswith(":mse") else 0.0)
         seconds[method] = train_s  # a method from the two-stage fit counts that fit's seconds too
+        if method not in todo:
+            continue
         with torch.no_grad():
             pred = net(torch.as_tensor(x_te, dtype=torch.float32)).numpy().astype(float)
         chosen = r.solve(pred)
@@ -264,18 +284,20 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     saved = out / "results.json"
     rows: list[dict] = []
-    if saved.exists():  # resume: keep the seeds a run with the same settings finished
+    if saved.exists():  # resume: keep the (seed, method) rows a run with the same settings finished
         old = json.loads(saved.read_text())
         old["args"].setdefault("epochs_2s", 2 * old["args"]["epochs"])  # runs before --epochs-2s: twice --epochs
         old["args"].setdefault("problem", "tsp")  # runs before --problem: the TSP
-        same = {k: v for k, v in old["args"].items() if k not in ("seeds", "out")} == {
-            k: v for k, v in vars(a).items() if k not in ("seeds", "out")
+        kept = ("seeds", "out", "methods")
+        same = {k: v for k, v in old["args"].items() if k not in kept} == {
+            k: v for k, v in vars(a).items() if k not in kept
         }
-        rows = old["rows"] if same else []
+        rows = [r for r in old["rows"] if r["method"] in a.methods] if same else []
     for i in range(a.seeds):
-        if any(r["seed"] == 42 + i for r in rows):
+        done = frozenset(r["method"] for r in rows if r["seed"] == 42 + i)
+        if done >= set(a.methods):
             continue
-        rows += run_seed(a, i)
+        rows += run_seed(a, i, done)
         save(saved, rows, a)  # an interrupted run keeps every finished seed
     save(saved, rows, a)  # the arguments of this run (e.g. fewer seeds than the one it resumed)
     lines = summary(a, [r for r in rows if r["seed"] < 42 + a.seeds])

@@ -197,7 +197,8 @@ def test_model_of_another_size_is_refused(small):
 
 def test_the_routing_example_runs_and_resumes(tmp_path):
     """`examples/routing.py` on a small TSP instance: a table and results for every seed; a rerun
-    with one more seed keeps the finished seed and runs only the new one."""
+    with one more seed keeps the finished seed and runs only the new one, and one with one more
+    method runs only that method on every seed, with the test optima it kept."""
     import json  # noqa: PLC0415
     import subprocess  # noqa: PLC0415
     import sys  # noqa: PLC0415
@@ -215,6 +216,13 @@ def test_the_routing_example_runs_and_resumes(tmp_path):
     table = (tmp_path / "table.md").read_text()
     assert "2 seeds (42..43)" in table and "LD(FY σ=2, L1, main: the 1-tree block)" in table
     assert (tmp_path / "regret_vs_seconds.png").stat().st_size > 0
+    args[-2:] = ["2s", "ld:fy@2:L1:static", "ld:spo+:L1:static:mse"]
+    subprocess.run([*args, "--seeds", "2"], check=True, capture_output=True, timeout=300)
+    more = json.loads((tmp_path / "results.json").read_text())["rows"]
+    assert more[:4] == rows and [(r["seed"], r["method"][-4:]) for r in more[4:]] == [(42, ":mse"), (43, ":mse")]
+    assert [r["optima_seconds"] for r in more[4:]] == [rows[0]["optima_seconds"], rows[2]["optima_seconds"]]  # kept
+    assert sorted(f.name for f in (tmp_path / "optima").glob("*.npz")) == ["seed42.npz", "seed43.npz"]
+    assert "from the two-stage fit" in (tmp_path / "table.md").read_text()
 
 
 def test_full_spo_plus_on_the_costed_variables_matches_its_closed_form(small):
