@@ -43,6 +43,9 @@ class FitResult:
     start
         The warm start's own result (``fit(warm_start="mse")``: the MSE phase, whose best model
         this training started from; its times are not in this result's), or ``None``.
+    constant_start
+        Whether the loss started from the constant predictor (the training costs' mean), which
+        validated better than the MSE fit (the warm start's ``best_val`` is then its regret).
     """
 
     model: nn.Module
@@ -54,6 +57,7 @@ class FitResult:
     stopped: str = "epochs"
     dual_bounds: list[np.ndarray] = field(default_factory=list)
     start: FitResult | None = None
+    constant_start: bool = False
 
     @property
     def improved(self) -> bool | None:

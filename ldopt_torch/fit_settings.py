@@ -99,7 +99,9 @@ class FitOptions:
         budget; Ctrl-C there ends the fit) and by the loss from the best MSE model, which is
         validated as epoch 0: with ``val`` the model returned is never worse on validation than
         the two-stage one (``FitResult.start`` is the MSE phase, ``FitResult.improved`` says
-        whether the loss beat it); ``"auto"`` (the default, ``lt.DEFAULTS``): so for an
+        whether the loss beat it); a model whose last layer is an ``nn.Linear`` starts instead
+        from the constant predictor (the training costs' mean) where that validates better
+        (``FitResult.constant_start``); ``"auto"`` (the default, ``lt.DEFAULTS``): so for an
         [`LDLoss`][ldopt_torch.LDLoss] when ``val`` is given; ``"none"`` (``lt.PAPER``): train
         from the model as it comes.
     """

@@ -43,7 +43,7 @@ from .fit_settings import FitOptions, Schedule, settings
 from .loop import Budget, Due, Loop
 from .losses import LDLoss
 from .validation import Validator
-from .warm_start import wants_mse_start
+from .warm_start import constant_or, wants_mse_start
 
 MODES = ("static", "multiple")
 
@@ -260,14 +260,17 @@ def fit(
         if start.stopped in ("interrupted", "terminated"):  # Ctrl-C in the warm start ends the fit
             return start
         budget = budget.less(start.train_time)
+        if validator is not None:  # the mean can decide better where the features say little
+            start = constant_or(start, data, validator)
     with torch_threads(options.threads):
         opt = options.optimizer or torch.optim.Adam(model.parameters(), lr=lr)
         bar = _bar(budget.epochs, budget.seconds, loss, progress)
         loop = Loop(model, validator, schedule.on_validate, schedule.patience, start=start)
         result = loop.run(data, loss, opt, ds, budget, options.batch_size, seed, bar)
-    result.start = start
+    result.start, result.constant_start = start, start is not None and start.constant_start
     if start is not None and not result.improved and enabled(progress):
         from tqdm.auto import tqdm  # noqa: PLC0415
 
-        tqdm.write(f"fit: {type(loss).__name__} did not improve on the MSE warm start on validation; returning it")
+        which = "the constant predictor" if result.constant_start else "the MSE warm start"
+        tqdm.write(f"fit: {type(loss).__name__} did not improve on {which} on validation; returning it")
     return result

@@ -27,10 +27,10 @@ def small():
     return dec, data, (d.features[40:], d.costs[40:])
 
 
-def _fit(small, loss=None, epochs=12, **kw):
+def _fit(small, loss=None, epochs=12, model=None, **kw):
     dec, data, val = small
     torch.manual_seed(0)
-    model = torch.nn.Linear(data.num_features, dec.num_vars)
+    model = torch.nn.Linear(data.num_features, dec.num_vars) if model is None else model
     loss = lt.LDLoss(dec, "spo+") if loss is None else loss
     schedule = kw.pop("schedule", lt.Schedule(patience=3))
     return lt.fit(
@@ -102,6 +102,34 @@ def test_a_loss_that_cannot_improve_returns_the_start_and_says_so(small):
     assert out.best_val == pytest.approx(out.start.best_val, abs=1e-12)
     again = lt.Validator(dec.problem, *val)(out.model)  # the model returned is the start's best
     assert again == pytest.approx(out.start.best_val, abs=1e-9)
+
+
+def test_the_loss_starts_from_the_constant_predictor_where_it_validates_better():
+    """Costs the features do not predict (a fixed vector and noise): the training costs' mean
+    decides better than the MSE fit on validation, so a model whose last layer is linear starts
+    the loss from it (weights zero, bias the mean) and is never worse than it; a model ending in
+    another layer keeps the MSE start."""
+    import numpy as np  # noqa: PLC0415
+
+    d = knapsack.protocol_data(60, 8, dim=2, seed=3)
+    m = knapsack.build_model(d.weights, d.capacities)
+    dec = ldopt.decompose(ldopt.Problem.from_pyomo(m, m.c))
+    costs = d.costs.mean(0) + np.random.default_rng(0).normal(0.0, 1.0, d.costs.shape)
+    data = lt.LDDataset(dec, d.features[:40], costs[:40], iterations=5, progress=False)
+    validator = lt.Validator(dec.problem, d.features[40:], costs[40:])
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(data.num_features, 8), torch.nn.ReLU(), torch.nn.Linear(8, 8))
+    out = _fit((dec, data, validator), model=model, epochs=10)
+    mean = torch.nn.Linear(data.num_features, dec.num_vars)
+    with torch.no_grad():
+        mean.weight.zero_()
+        mean.bias.copy_(torch.as_tensor(costs[:40].mean(0)))
+    assert out.constant_start and out.start.best_val == pytest.approx(validator(mean), abs=1e-12)
+    assert out.start.best_val < min(h["val_regret"] for h in out.start.history if np.isfinite(h["val_regret"]))
+    assert out.best_val <= out.start.best_val and validator(out.model) == pytest.approx(out.best_val, abs=1e-9)
+    torch.manual_seed(0)
+    relu = torch.nn.Sequential(torch.nn.Linear(data.num_features, 8), torch.nn.ReLU())
+    assert not _fit((dec, data, validator), model=relu, epochs=10).constant_start
 
 
 def test_no_warm_start_without_validation_for_mse_or_with_the_paper_preset(small):
