@@ -4,7 +4,7 @@ loss from there, so that the model returned is never worse on validation than th
 Starting a decision-focused loss from the MSE fit is common practice in DFL; on the zoo it is
 what keeps LD(SPO+) from ending worse than MSE where the multipliers train poorly
 (``benchmarks/bench_zoo_training.py``). Where the features say little about the decisions, the
-constant predictor (the training costs' mean) can decide better than the MSE fit (four of the
+constant predictor (the training costs' mean) can decide better than the MSE fit (five of the
 zoo's models): a model whose last layer is linear can predict it, and the loss starts from it
 where it validates better.
 """
