@@ -289,10 +289,16 @@ def main() -> None:
         old["args"].setdefault("epochs_2s", 2 * old["args"]["epochs"])  # runs before --epochs-2s: twice --epochs
         old["args"].setdefault("problem", "tsp")  # runs before --problem: the TSP
         kept = ("seeds", "out", "methods")
-        same = {k: v for k, v in old["args"].items() if k not in kept} == {
-            k: v for k, v in vars(a).items() if k not in kept
-        }
-        rows = [r for r in old["rows"] if r["method"] in a.methods] if same else []
+        theirs = {k: v for k, v in old["args"].items() if k not in kept}
+        ours = {k: v for k, v in vars(a).items() if k not in kept}
+        if theirs != ours:  # never overwrite another run's results
+            diff = ", ".join(
+                f"--{k.replace('_', '-')} {theirs.get(k)} there, {ours.get(k)} here"
+                for k in sorted(theirs.keys() | ours.keys()) if theirs.get(k) != ours.get(k)
+            )  # fmt: skip
+            raise SystemExit(f"{saved}: expected a run with these settings, got one with others ({diff}); "
+                             "choose another --out")  # fmt: skip
+        rows = old["rows"]  # every finished (seed, method), the methods not asked for included
     for i in range(a.seeds):
         done = frozenset(r["method"] for r in rows if r["seed"] == 42 + i)
         if done >= set(a.methods):

@@ -223,6 +223,11 @@ def test_the_routing_example_runs_and_resumes(tmp_path):
     assert [r["optima_seconds"] for r in more[4:]] == [rows[0]["optima_seconds"], rows[2]["optima_seconds"]]  # kept
     assert sorted(f.name for f in (tmp_path / "optima").glob("*.npz")) == ["seed42.npz", "seed43.npz"]
     assert "from the two-stage fit" in (tmp_path / "table.md").read_text()
+    other = subprocess.run([*args, "--seeds", "2", "--epochs", "2"], capture_output=True, text=True, timeout=300)
+    assert other.returncode != 0 and "--epochs 1 there, 2 here" in other.stderr  # another run's results are kept
+    args[-3:] = ["2s"]
+    subprocess.run([*args, "--seeds", "2"], check=True, capture_output=True, timeout=300)
+    assert json.loads((tmp_path / "results.json").read_text())["rows"] == more  # fewer methods: every row kept
 
 
 def test_full_spo_plus_on_the_costed_variables_matches_its_closed_form(small):
