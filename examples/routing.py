@@ -260,9 +260,7 @@ def plot(a: argparse.Namespace, rows: list[dict], path: Path) -> None:
 
 def save(path: Path, rows: list[dict], a: argparse.Namespace) -> None:
     """Write the rows and the run's arguments atomically."""
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(dict(rows=rows, args=vars(a)), indent=1))
-    tmp.replace(path)
+    cache.write_text(path, json.dumps(dict(rows=rows, args=vars(a)), indent=1))
 
 
 def main() -> None:
