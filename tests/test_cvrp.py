@@ -18,7 +18,7 @@ import torch
 import ldopt
 import ldopt_torch as lt
 from ldopt.errors import InputError, SolverError
-from ldopt.problems import cvrp, cvrp_exact, cvrp_oracle, cvrp_routes, tsp
+from ldopt.problems import cvrp, cvrp_exact, cvrp_oracle, cvrp_packings, cvrp_routes, tsp
 from ldopt.user_oracles import check_oracle
 
 N, Q, V = 7, 10.0, 3  # nodes (the depot and 6 customers): the compact model's HiGHS solve is quick
@@ -52,13 +52,18 @@ def test_demands_are_cave_s():
     assert cvrp.demands(44).tolist() == eval(out)
 
 
+@pytest.mark.parametrize("enumerate_", [True, False], ids=["enumeration", "cut-loop"])
 @pytest.mark.parametrize("solver", ["highs", "gurobi"])
-def test_routes_are_optimal_and_feasible(small, solver):
+def test_routes_are_optimal_and_feasible(small, solver, enumerate_, monkeypatch):
     """Exact routes equal HiGHS on the compact MTZ model (the reference), with negative costs
-    too, and are points of the model with their arcs and loads."""
+    too, and are points of the model with their arcs and loads: by the enumeration of the three
+    routes that six customers need here, or by the cut loop alone (no enumeration allowed)."""
     if solver == "gurobi" and not _gurobi_ok():
         pytest.skip("gurobipy is not installed or has no licence")
     p, q, _ = small
+    assert cvrp_packings.packings(q, Q, cvrp.min_vehicles(q, Q))  # few partitions: enumerated by default
+    if not enumerate_:
+        monkeypatch.setattr(cvrp_packings, "_MOST", 0)
     rng = np.random.default_rng(1)
     C = np.concatenate((rng.uniform(0.0, 5.0, (8, 21)), rng.normal(size=(4, 21))))
     ref = p.solve(C, solver="highs")
@@ -67,6 +72,124 @@ def test_routes_are_optimal_and_feasible(small, solver):
     np.testing.assert_allclose((C * x).sum(1), ref.objective, atol=1e-7)
     full = cvrp_exact.full_solution(p, x, N, q)
     assert p.violation(full).max() <= 1e-9  # the MTZ rows: no route over capacity
+
+
+def _cuts(q: np.ndarray) -> cvrp_routes._Cuts:
+    return cvrp_routes._Cuts(N, np.array(tsp.edges(N)), np.asarray(q, dtype=float), Q)
+
+
+def test_union_cuts_are_the_rounded_capacity_cuts_of_the_components_unions():
+    """Routes 0-1-2-0 (load 12 > Q), 0-3-4-0 (load 9) and 0-5-6-0 (load 2): the overloaded
+    route's cut and the one union that needs more routes than it has components ({1, 2, 3, 4}:
+    ⌈21/Q⌉ = 3 > 2; {1, 2, 5, 6} and all six fit theirs), each ``|S| − ⌈q(S)/Q⌉``."""
+    q = np.array([6.0, 6.0, 4.5, 4.5, 1.0, 1.0])
+    E = tsp.edges(N)
+    x = np.zeros(len(E))
+    for pair in [(0, 1), (1, 2), (0, 2), (0, 3), (3, 4), (0, 4), (0, 5), (5, 6), (0, 6)]:
+        x[E.index(pair)] = 1.0
+    got = {(tuple(int(i) for i in idx), rhs) for idx, rhs in _cuts(q).violated(x)}
+    want = set()
+    for S in [{1, 2}, {1, 2, 3, 4}]:
+        idx = tuple(e for e, (i, j) in enumerate(E) if i in S and j in S)
+        want.add((idx, float(len(S) - np.ceil(q[[v - 1 for v in S]].sum() / Q))))
+    assert got == want
+    assert all(x[list(idx)].sum() > rhs for idx, rhs in got)
+    cvrp_routes._UNIONS = 0
+    try:  # each component alone: only the overloaded route
+        assert len(_cuts(q).violated(x)) == 1
+    finally:
+        cvrp_routes._UNIONS = 10
+
+
+def test_fractional_cuts_are_violated_and_valid(small):
+    """Cuts of the degree rows' LP points: each is violated by its point and holds at every
+    optimal route set of 40 random costs (a valid inequality holds at every feasible point)."""
+    import highspy  # noqa: PLC0415
+
+    _, q, _ = small
+    cuts = _cuts(q)
+    rng = np.random.default_rng(11)
+    routes = cvrp_routes.routes(rng.uniform(0.0, 5.0, (40, 21)), N, q, Q, V)
+    found = 0
+    for c in rng.uniform(0.0, 5.0, (100, 21)):
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.addVars(21, np.zeros(21), np.ones(21))
+        h.changeColsCost(21, np.arange(21, dtype=np.int32), c)
+        for v in range(N):
+            lo, hi = (float(cuts.fewest), 2.0 * V) if v == 0 else (2.0, 2.0)
+            h.addRow(lo, hi, len(cuts.at[v]), cuts.at[v], np.ones(len(cuts.at[v])))
+        h.run()
+        x = np.asarray(h.getSolution().col_value)
+        for idx, rhs in cuts.fractional(x):
+            found += 1
+            assert x[idx].sum() > rhs + 1e-3
+            assert (routes[:, idx].sum(1) <= rhs + 1e-9).all()
+    assert found >= 10  # the degree rows alone leave subtours and overloads: cuts to check
+
+
+def _partitions_by_brute_force(q: np.ndarray, Q: float, k: int) -> set[frozenset]:
+    found = set()
+    for labels in itertools.product(range(k), repeat=len(q)):
+        sets = [tuple(i + 1 for i in range(len(q)) if labels[i] == b) for b in range(k)]
+        if all(len(s) >= 2 and q[[i - 1 for i in s]].sum() <= Q + 1e-9 for s in sets):
+            found.add(frozenset(sets))
+    return found
+
+
+def test_packings_are_every_partition_within_capacity():
+    """Against all ``k^n`` labellings, on tight and loose random demands; more than ``most``
+    gives ``None``."""
+    rng = np.random.default_rng(12)
+    for _ in range(12):
+        q = rng.uniform(1.0, 6.0, 8)
+        k = cvrp.min_vehicles(q, Q)
+        got = cvrp_packings.packings(q, Q, k, most=10**6)
+        assert got is not None and len(got) == len(set(map(frozenset, got)))  # each partition once
+        assert set(map(frozenset, got)) == _partitions_by_brute_force(q, Q, k)
+    q = np.full(8, 1.0)
+    assert len(cvrp_packings.packings(q, Q, 2, most=10**6)) == 28 + 56 + 70 // 2  # sizes 2+6, 3+5, 4+4
+    assert cvrp_packings.packings(q, Q, 2, most=10) is None
+
+
+def test_held_karp_tours_are_the_shortest():
+    rng = np.random.default_rng(13)
+    D = rng.uniform(0.0, 1.0, (6, 6, 6))  # asymmetric too
+    length, order = cvrp_packings.tours(D)
+    for b in range(6):
+        best = min(D[b, 0, w[0]] + D[b, w[:-1], w[1:]].sum() + D[b, w[-1], 0]
+                   for w in map(np.array, itertools.permutations(range(1, 6))))  # fmt: skip
+        walk = np.concatenate(([0], order[b], [0]))
+        assert length[b] == pytest.approx(best, abs=1e-12)
+        assert D[b, walk[:-1], walk[1:]].sum() == pytest.approx(best, abs=1e-12)
+        assert sorted(order[b]) == [1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize("vehicles", [2, 3], ids=["fewest-only", "or-one-more"])
+def test_tight_demands_are_solved_exactly(vehicles):
+    """Demands that two vehicles carry only just (19.9 of 20, few splits) against the compact
+    model: the enumeration alone (2 vehicles) or the better of it and the cut loop with three
+    routes (3 vehicles)."""
+    q = np.array([5.0, 4.9, 3.0, 3.0, 2.0, 2.0])
+    assert len(cvrp_packings.packings(q, Q, 2)) <= 10
+    m = cvrp.build_model(N, q, Q, vehicles)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    C = np.random.default_rng(14).uniform(0.0, 5.0, (10, 21))
+    ref = p.solve(C, solver="highs")
+    x = cvrp_routes.routes(C, N, q, Q, vehicles, solver="highs")
+    np.testing.assert_allclose((C * x).sum(1), ref.objective, atol=1e-7)
+    assert p.violation(cvrp_exact.full_solution(p, x, N, q)).max() <= 1e-9
+
+
+def test_one_vehicle_with_room_is_the_tsp():
+    """One vehicle that carries everything: the one partition has 19 customers, beyond the
+    enumeration's ``LARGEST``, so the cut loop solves it alone: the TSP's optimal tours."""
+    from ldopt.problems import tsp_tours  # noqa: PLC0415
+
+    assert len(cvrp_packings.packings(np.ones(19), 20.0, 1)) == 1 and cvrp_packings.LARGEST < 19
+    C = np.random.default_rng(15).uniform(0.0, 1.0, (3, 190))
+    x = cvrp_routes.routes(C, 20, np.ones(19), 20.0, 1, solver="highs")
+    np.testing.assert_allclose((C * x).sum(1), (C * tsp_tours.tours(C, 20)).sum(1), atol=1e-9)
 
 
 def test_capacity_binds_and_auto_uses_routes(small):
