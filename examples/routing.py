@@ -24,8 +24,10 @@ Methods (``--methods``): ``2s`` (two-stage MSE); ``spo+`` (PyEPO's SPO+ on the w
 exact solution per instance and step, ``solver="auto"`` being the cut loop on these models);
 ``ld:<spo+|imle|fy|fy@σ>:<L1|L2>:<static|multiple>[:mse]`` (``fy@2``: Fenchel–Young with noise
 σ = 2; ``static``: the structured block is the main block; ``:mse`` starts from the two-stage
-fit, whose seconds its training time includes). The 100 validation instances are split off as the
-protocol does; the script does not use them (the settings in docs/results.md were chosen on them).
+fit, whose seconds its training time includes; a suffix ``/<epochs>[/<lr>]`` overrides
+``--epochs`` and the learning rate 5e-2 for that method, e.g. ``ld:fy@8:L1:static:mse/40/0.1``).
+The 100 validation instances are split off as the protocol does; the script does not use them
+(the settings in docs/results.md were chosen on them).
 A rerun with the same settings and more seeds or methods keeps the (seed, method) rows it finished
 and the test optima it solved (``<out>/optima``).
 
@@ -65,8 +67,16 @@ PUBLISHED = {  # CaVE (Tang & Khalil, CPAIOR 2024): test normalized regret %, me
 SURROGATES = {"spo+": "SPO+", "imle": "IMLE", "fy": "FY"}
 
 
+def settings(method: str) -> tuple[str, int | None, float]:
+    """``(method without its suffix, its epochs or None, its learning rate)`` of ``method[/epochs[/lr]]``."""
+    name, *rest = method.split("/")
+    return name, int(rest[0]) if rest else None, float(rest[1]) if len(rest) > 1 else 5e-2
+
+
 def label(method: str, problem: str = "tsp") -> str:
     """A method's name in the table."""
+    method, epochs, lr = settings(method)
+    own = f" ({epochs} epochs" + (f", lr {lr:g})" if lr != 5e-2 else ")") if epochs else ""
     if method == "2s":
         return "two-stage (MSE)"
     if method == "spo+":
@@ -76,7 +86,8 @@ def label(method: str, problem: str = "tsp") -> str:
     structured = "the 1-tree block" if problem == "tsp" else "the routes block (k-forest)"
     main = structured if mode == "static" else "every block"
     noise = f" σ={sigma}" if sigma else ""
-    return f"LD({SURROGATES[name]}{noise}, {target}, main: {main})" + (" from the two-stage fit" if start else "")
+    start_text = " from the two-stage fit" if start else ""
+    return f"LD({SURROGATES[name]}{noise}, {target}, main: {main}){start_text}{own}"
 
 
 def surrogate_of(token: str) -> str | lt.Surrogate:
@@ -87,16 +98,26 @@ def surrogate_of(token: str) -> str | lt.Surrogate:
 
 def method_name(text: str) -> str:
     """``--methods``'s entries (see the module docstring)."""
-    parts = text.split(":")
-    ok = text in ("2s", "spo+") or (
+    name, *rest = text.split("/")
+    parts = name.split(":")
+    suffix_ok = len(rest) <= 2 and all(_number(v, integer=i == 0) for i, v in enumerate(rest))
+    ld_ok = (
         len(parts) in (4, 5) and parts[0] == "ld" and _surrogate_ok(parts[1]) and parts[2] in ("L1", "L2")
         and parts[3] in ("static", "multiple") and parts[4:] in ([], ["mse"])
     )  # fmt: skip
-    if not ok:
+    if not (text in ("2s", "spo+") or (ld_ok and suffix_ok)):
         raise argparse.ArgumentTypeError(
-            f"expected 2s, spo+ or ld:<spo+|imle|fy|fy@σ>:<L1|L2>:<static|multiple>[:mse], got {text!r}"
+            f"expected 2s, spo+ or ld:<spo+|imle|fy|fy@σ>:<L1|L2>:<static|multiple>[:mse][/epochs[/lr]], got {text!r}"
         )
     return text
+
+
+def _number(text: str, integer: bool) -> bool:
+    """Whether ``text`` is a positive integer (or number)."""
+    try:
+        return (int(text) if integer else float(text)) > 0
+    except ValueError:
+        return False
 
 
 def _surrogate_ok(token: str) -> bool:
@@ -131,6 +152,8 @@ def train_one(
     if method == "spo+":  # PyEPO's SPO+ on the whole problem: its "auto" solver is the tours' cut loop
         full = lt.OptDataset(p, x_tr, c_tr)
         return lt.fit(model, full, lt.FullLoss(p, "spo+"), epochs=epochs, lr=5e-2, seed=seed, progress=False).model
+    method, own_epochs, lr = settings(method)
+    epochs = own_epochs or epochs
     if method.endswith(":mse"):
         if start is None:
             raise SystemExit(f"{method}: expected '2s' before it in --methods (it starts from the two-stage fit)")
@@ -138,7 +161,7 @@ def train_one(
     _, surrogate, target, mode, *_ = method.split(":")
     loss = lt.LDLoss(data.dec, surrogate=surrogate_of(surrogate), target=target)
     main = data.dec.num_blocks - 1 if mode == "static" else None
-    return lt.fit(model, data, loss, mode=mode, main=main, epochs=epochs, lr=5e-2, seed=seed, progress=False).model
+    return lt.fit(model, data, loss, mode=mode, main=main, epochs=epochs, lr=lr, seed=seed, progress=False).model
 
 
 class Routing:
@@ -190,12 +213,12 @@ def run_seed(a: argparse.Namespace, i: int, done: frozenset[str] = frozenset()) 
     opt, optima_s = test_optima(a, r, seed, c_te)
     rows, fitted, seconds = [], {}, {}
     todo = [m for m in a.methods if m not in done]
-    needed = ["2s"] if "2s" not in todo and any(m.endswith(":mse") for m in todo) else []
+    needed = ["2s"] if "2s" not in todo and any(settings(m)[0].endswith(":mse") for m in todo) else []
     for method in needed + todo:
         t = time.perf_counter()
         epochs = (a.epochs, a.epochs_2s)
         net = fitted[method] = train_one(method, r.p, data, x_tr, c_tr, epochs, seed, fitted.get("2s"))
-        train_s = time.perf_counter() - t + (seconds["2s"] if method.endswith(":mse") else 0.0)
+        train_s = time.perf_counter() - t + (seconds["2s"] if settings(method)[0].endswith(":mse") else 0.0)
         seconds[method] = train_s  # a method from the two-stage fit counts that fit's seconds too
         if method not in todo:
             continue

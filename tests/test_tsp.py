@@ -198,7 +198,8 @@ def test_model_of_another_size_is_refused(small):
 def test_the_routing_example_runs_and_resumes(tmp_path):
     """`examples/routing.py` on a small TSP instance: a table and results for every seed; a rerun
     with one more seed keeps the finished seed and runs only the new one, and one with one more
-    method runs only that method on every seed, with the test optima it kept."""
+    method (with its own epochs and learning rate) runs only that method on every seed, with the
+    test optima it kept; a malformed method is refused by name."""
     import json  # noqa: PLC0415
     import subprocess  # noqa: PLC0415
     import sys  # noqa: PLC0415
@@ -216,15 +217,20 @@ def test_the_routing_example_runs_and_resumes(tmp_path):
     table = (tmp_path / "table.md").read_text()
     assert "2 seeds (42..43)" in table and "LD(FY σ=2, L1, main: the 1-tree block)" in table
     assert (tmp_path / "regret_vs_seconds.png").stat().st_size > 0
-    args[-2:] = ["2s", "ld:fy@2:L1:static", "ld:spo+:L1:static:mse"]
+    args[-2:] = ["2s", "ld:fy@2:L1:static", "ld:spo+:L1:static:mse/2/0.1"]  # its own epochs and learning rate
     subprocess.run([*args, "--seeds", "2"], check=True, capture_output=True, timeout=300)
     more = json.loads((tmp_path / "results.json").read_text())["rows"]
-    assert more[:4] == rows and [(r["seed"], r["method"][-4:]) for r in more[4:]] == [(42, ":mse"), (43, ":mse")]
+    assert more[:4] == rows and [(r["seed"], r["method"][-10:]) for r in more[4:]] == [
+        (42, ":mse/2/0.1"),
+        (43, ":mse/2/0.1"),
+    ]
     assert [r["optima_seconds"] for r in more[4:]] == [rows[0]["optima_seconds"], rows[2]["optima_seconds"]]  # kept
     assert sorted(f.name for f in (tmp_path / "optima").glob("*.npz")) == ["seed42.npz", "seed43.npz"]
-    assert "from the two-stage fit" in (tmp_path / "table.md").read_text()
+    assert "from the two-stage fit (2 epochs, lr 0.1)" in (tmp_path / "table.md").read_text()
     other = subprocess.run([*args, "--seeds", "2", "--epochs", "2"], capture_output=True, text=True, timeout=300)
     assert other.returncode != 0 and "--epochs 1 there, 2 here" in other.stderr  # another run's results are kept
+    bad = subprocess.run([*args[:-3], "2s", "ld:fy@2:L1:static/0"], capture_output=True, text=True, timeout=300)
+    assert bad.returncode != 0 and "[/epochs[/lr]], got 'ld:fy@2:L1:static/0'" in bad.stderr
     args[-3:] = ["2s"]
     subprocess.run([*args, "--seeds", "2"], check=True, capture_output=True, timeout=300)
     assert json.loads((tmp_path / "results.json").read_text())["rows"] == more  # fewer methods: every row kept
