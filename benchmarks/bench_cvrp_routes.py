@@ -1,6 +1,6 @@
-"""Exact CVRP20 routes: the capacity cuts of every union of components, the root's fractional
-cuts and the enumeration of tight packings, against the previous rule (a cut for each violating
-component alone, nothing else), in one process.
+"""Exact CVRP20 routes: the capacity cuts of every union of components, HiGHS's rounds of
+fractional cuts on the LP relaxation and the enumeration of tight packings, against the previous
+rule (a cut for each violating component alone, nothing else), in one process.
 
 CaVE's CVRP20 (21 nodes, capacity 30, 5 vehicles, ``np.random.rand(20) * 10`` demands of seed
 ``s``) on the first instances of PyEPO's costs for seed ``s``; each solver (Gurobi where licensed,

@@ -5,12 +5,13 @@ model does: the degree rows' MILP, and the rounded capacity cut ``Σ_{e⊆S} x_e
 ⌈q(S)/Q⌉`` (valid for every set ``S`` of customers) for every union ``S`` of a solution's
 customer components that violates it, until every component is a route within capacity (then
 the solution is optimal: every cut is valid). Unions, not only the components that are cycles or
-carry more than ``Q``, cut 3–4× faster on CaVE's seeds. Gurobi adds them lazily inside one
-branch and cut, and at the root also the cuts of customer sets grown greedily on the LP's
-fractional edges (about 0.1–0.3 s per CVRP20 instance here); HiGHS has no lazy constraints, so
-there the loop re-solves the MILP after each round of cuts (exact too, slower). The compact
-model's MTZ rows have a weak LP relaxation, which makes whole-model solves slow beyond a few
-customers.
+carry more than ``Q``, cut up to 3.5× faster on CaVE's seeds. Gurobi adds them lazily inside one
+branch and cut (about 0.1–0.3 s per CVRP20 instance here; the root's fractional cuts below did not
+help it); HiGHS has no lazy constraints, so there the loop re-solves the MILP after each round of
+cuts, after rounds on the LP relaxation of the cuts of customer sets grown greedily on its
+fractional edges (exact too, slower). Where the fewest routes carry the demands only just,
+[`cvrp_packings`][ldopt.problems.cvrp_packings] enumerates them. The compact model's MTZ rows
+have a weak LP relaxation, which makes whole-model solves slow beyond a few customers.
 [`cvrp_exact`][ldopt.problems.cvrp_exact] registers the solver as the model's exact oracle, so
 ``solver="auto"`` on the model uses it everywhere (training optima, validation, regrets).
 """
@@ -164,7 +165,7 @@ class _Cuts:
 
 _UNIONS = 10  # the most components whose every union is checked (2^10 − 1 sets); 0: each alone
 _ROOT_ROUNDS = 50  # HiGHS: the most rounds of cuts on the LP relaxation
-_ROOT_CUTS = True  # Gurobi: the fractional cuts at the root too (benchmarks/bench_cvrp_routes.py turns both off)
+_ROOT_CUTS = True  # HiGHS: the LP relaxation's rounds (benchmarks/bench_cvrp_routes.py turns both off)
 
 
 def _solve(c: np.ndarray, cuts: _Cuts, V: int, how: str, limit: float | None) -> np.ndarray | None:
@@ -208,22 +209,15 @@ def _gurobi(c: np.ndarray, cuts: _Cuts, V: int, limit: float | None) -> np.ndarr
             else:
                 model.addConstr(at == 2)
         model.Params.LazyConstraints = 1
-        model.Params.PreCrush = 1  # cuts on the root's fractional points
         model.Params.MIPGap = 0.0
         if limit is not None:
             model.Params.TimeLimit = float(limit)
-        cb = gp.GRB.Callback
 
         def separate(m: Any, where: int) -> None:
-            if where == cb.MIPSOL:
+            if where == gp.GRB.Callback.MIPSOL:
                 val = np.round(np.asarray(m.cbGetSolution(xs)))
                 for idx, rhs in cuts.violated(val):
                     m.cbLazy(gp.quicksum(xs[i] for i in idx) <= rhs)
-            elif _ROOT_CUTS and where == cb.MIPNODE and m.cbGet(cb.MIPNODE_NODCNT) == 0:
-                if m.cbGet(cb.MIPNODE_STATUS) != gp.GRB.OPTIMAL:
-                    return
-                for idx, rhs in cuts.fractional(np.asarray(m.cbGetNodeRel(xs))):
-                    m.cbCut(gp.quicksum(xs[i] for i in idx) <= rhs)
 
         try:
             model.optimize(separate)
