@@ -5,7 +5,8 @@ rule (a cut for each violating component alone, nothing else), in one process.
 CaVE's CVRP20 (21 nodes, capacity 30, 5 vehicles, ``np.random.rand(20) * 10`` demands of seed
 ``s``) on the first instances of PyEPO's costs for seed ``s``; each solver (Gurobi where licensed,
 HiGHS) solves the same instances with both rules, one thread, one instance at a time. Prints the
-seconds per instance, the ratio, and that the optimal values agree; saves
+seconds per instance (the new rule's include its one check of the packings per demand vector,
+about 0.3 s), the ratio, and that the optimal values agree; saves
 ``benchmarks/results/cvrp_routes.json``.
 
     python benchmarks/bench_cvrp_routes.py                        # seeds 42-46, 40 + 2 instances
@@ -29,21 +30,9 @@ import numpy as np
 from ldopt import cache
 from ldopt.errors import SolverError
 from ldopt.problems import cvrp, cvrp_packings, cvrp_routes, tsp
+from ldopt.solvers.registry import backend
 
 OUT = Path(__file__).parent / "results" / "cvrp_routes.json"
-
-
-def has_gurobi() -> bool:
-    """Whether gurobipy is installed and licensed."""
-    try:
-        import gurobipy as gp  # noqa: PLC0415
-
-        with gp.Env(empty=True) as env:
-            env.setParam("OutputFlag", 0)
-            env.start()
-        return True
-    except Exception:  # not installed, or no licence
-        return False
 
 
 def timed(
@@ -71,7 +60,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=OUT, help="the JSON file to write")
     a = ap.parse_args()
     rows = []
-    gurobi_ok = has_gurobi()
+    gurobi_ok = backend("gurobi").installed().ok  # installed and licensed
     for seed in a.seeds:
         demand = cvrp.demands(seed)
         _, costs = tsp.gen_data(max(a.gurobi, a.highs), 10, 21, 4, 0.5, seed)

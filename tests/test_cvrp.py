@@ -19,21 +19,14 @@ import ldopt
 import ldopt_torch as lt
 from ldopt.errors import InputError, SolverError
 from ldopt.problems import cvrp, cvrp_exact, cvrp_oracle, cvrp_packings, cvrp_routes, tsp
+from ldopt.solvers.registry import backend
 from ldopt.user_oracles import check_oracle
 
 N, Q, V = 7, 10.0, 3  # nodes (the depot and 6 customers): the compact model's HiGHS solve is quick
 
 
 def _gurobi_ok() -> bool:
-    try:
-        import gurobipy as gp  # noqa: PLC0415
-
-        with gp.Env(empty=True) as env:
-            env.setParam("OutputFlag", 0)
-            env.start()
-        return True
-    except Exception:  # not installed, or no licence
-        return False
+    return backend("gurobi").installed().ok  # installed and licensed
 
 
 @pytest.fixture(scope="module")
