@@ -40,7 +40,7 @@ def timed(
 ) -> tuple[float, np.ndarray]:
     """Seconds per instance and the optimal values (NaN where the limit stopped a solve), with the
     new rules or the previous one."""
-    cvrp_routes._UNIONS, cvrp_routes._ROOT_CUTS = (10, True) if new else (0, False)
+    cvrp_routes._UNIONS, cvrp_routes._ROOT_ROUNDS = (10, 50) if new else (0, 0)
     cvrp_packings._MOST = 50_000 if new else 0
     t, z = time.perf_counter(), []
     for c in costs:
@@ -81,7 +81,7 @@ def main() -> None:
             print(f"seed {seed} {solver:6s} {count:3d} instances: previous {before:.3f} s ({unsolved} "
                   f"stopped by the limit), new {after:.3f} s per instance, {before / after:.1f}x; "
                   f"optima agree: {same}", flush=True)  # fmt: skip
-    cvrp_routes._UNIONS, cvrp_routes._ROOT_CUTS, cvrp_packings._MOST = 10, True, 50_000
+    cvrp_routes._UNIONS, cvrp_routes._ROOT_ROUNDS, cvrp_packings._MOST = 10, 50, 50_000
     for solver in ("gurobi", "highs"):
         mine = [r for r in rows if r["solver"] == solver]
         if mine:

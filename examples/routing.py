@@ -73,6 +73,11 @@ def settings(method: str) -> tuple[str, int | None, float]:
     return name, int(rest[0]) if rest else None, float(rest[1]) if len(rest) > 1 else 5e-2
 
 
+def from_two_stage(method: str) -> bool:
+    """Whether ``method`` starts from the two-stage fit (``…:mse``, with or without its suffix)."""
+    return settings(method)[0].endswith(":mse")
+
+
 def label(method: str, problem: str = "tsp") -> str:
     """A method's name in the table."""
     method, epochs, lr = settings(method)
@@ -122,12 +127,7 @@ def _number(text: str, integer: bool) -> bool:
 
 def _surrogate_ok(token: str) -> bool:
     name, at, sigma = token.partition("@")
-    if not at:
-        return name in SURROGATES
-    try:
-        return name == "fy" and float(sigma) > 0
-    except ValueError:
-        return False
+    return name in SURROGATES if not at else name == "fy" and _number(sigma, integer=False)
 
 
 def split(nodes: int, deg: int, seed: int, train: int, val: int, test: int) -> tuple[np.ndarray, ...]:
@@ -213,12 +213,12 @@ def run_seed(a: argparse.Namespace, i: int, done: frozenset[str] = frozenset()) 
     opt, optima_s = test_optima(a, r, seed, c_te)
     rows, fitted, seconds = [], {}, {}
     todo = [m for m in a.methods if m not in done]
-    needed = ["2s"] if "2s" not in todo and any(settings(m)[0].endswith(":mse") for m in todo) else []
+    needed = ["2s"] if "2s" not in todo and any(map(from_two_stage, todo)) else []
     for method in needed + todo:
         t = time.perf_counter()
         epochs = (a.epochs, a.epochs_2s)
         net = fitted[method] = train_one(method, r.p, data, x_tr, c_tr, epochs, seed, fitted.get("2s"))
-        train_s = time.perf_counter() - t + (seconds["2s"] if settings(method)[0].endswith(":mse") else 0.0)
+        train_s = time.perf_counter() - t + (seconds["2s"] if from_two_stage(method) else 0.0)
         seconds[method] = train_s  # a method from the two-stage fit counts that fit's seconds too
         if method not in todo:
             continue

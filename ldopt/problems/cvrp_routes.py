@@ -164,9 +164,9 @@ class _Cuts:
         return list(found.values())
 
 
+# benchmarks/bench_cvrp_routes.py sets both to 0 for the previous rule
 _UNIONS = 10  # the most components whose every union is checked (2^10 − 1 sets); 0: each alone
 _ROOT_ROUNDS = 50  # HiGHS: the most rounds of cuts on the LP relaxation
-_ROOT_CUTS = True  # HiGHS: the LP relaxation's rounds (benchmarks/bench_cvrp_routes.py turns both off)
 
 
 def _solve(c: np.ndarray, cuts: _Cuts, V: int, how: str, limit: float | None) -> np.ndarray | None:
@@ -250,7 +250,7 @@ def _highs(c: np.ndarray, cuts: _Cuts, V: int, limit: float | None) -> np.ndarra
         idx = cuts.at[v]
         lo, hi = (float(cuts.fewest), 2.0 * V) if v == 0 else (2.0, 2.0)
         h.addRow(lo, hi, len(idx), idx, np.ones(len(idx)))
-    for _ in range(_ROOT_ROUNDS if _ROOT_CUTS else 0):  # the LP relaxation's cuts first, then the MILP's
+    for _ in range(_ROOT_ROUNDS):  # the LP relaxation's cuts first, then the MILP's
         h.run()
         found = cuts.fractional(np.asarray(h.getSolution().col_value))
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal or not found:
