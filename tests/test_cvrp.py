@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import highspy
 import numpy as np
 import pytest
 import torch
@@ -18,7 +19,7 @@ import torch
 import ldopt
 import ldopt_torch as lt
 from ldopt.errors import InputError, SolverError
-from ldopt.problems import cvrp, cvrp_exact, cvrp_oracle, cvrp_packings, cvrp_routes, tsp
+from ldopt.problems import cvrp, cvrp_exact, cvrp_oracle, cvrp_packings, cvrp_routes, tsp, tsp_tours
 from ldopt.solvers.registry import backend
 from ldopt.user_oracles import check_oracle
 
@@ -97,8 +98,6 @@ def test_union_cuts_are_the_rounded_capacity_cuts_of_the_components_unions():
 def test_fractional_cuts_are_violated_and_valid(small):
     """Cuts of the degree rows' LP points: each is violated by its point and holds at every
     optimal route set of 40 random costs (a valid inequality holds at every feasible point)."""
-    import highspy  # noqa: PLC0415
-
     _, q, _ = small
     cuts = _cuts(q)
     rng = np.random.default_rng(11)
@@ -177,8 +176,6 @@ def test_tight_demands_are_solved_exactly(vehicles):
 def test_one_vehicle_with_room_is_the_tsp():
     """One vehicle that carries everything: the one partition has 19 customers, beyond the
     enumeration's ``LARGEST``, so the cut loop solves it alone: the TSP's optimal tours."""
-    from ldopt.problems import tsp_tours  # noqa: PLC0415
-
     assert len(cvrp_packings.packings(np.ones(19), 20.0, 1)) == 1 and cvrp_packings.LARGEST < 19
     C = np.random.default_rng(15).uniform(0.0, 1.0, (3, 190))
     x = cvrp_routes.routes(C, 20, np.ones(19), 20.0, 1, solver="highs")
