@@ -125,6 +125,27 @@ def test_column_generation_on_the_supports_reaches_the_dense_runs_bound(pmedian)
         np.testing.assert_allclose(sparse.lambdas_of(d), dense.lambdas_of(d), atol=1e-9)
 
 
+def test_the_exact_bound_returns_its_multipliers_on_the_supports(pmedian):
+    """``lagrangian_bound`` in the sparse layout: ``lam`` on the supports ``(B, nnz)``, the same bound
+    and dense multipliers as the dense layout, summing to the costs, and the blocks' own HiGHS solves
+    at those multipliers give the bound back (``Σ_k min_{x∈X_k} λ_k·x``)."""
+    p, dec, costs = pmedian
+    sparse = ldopt.lagrangian_bound(dec, costs, progress=False)
+    dense = ldopt.lagrangian_bound(dec, costs, progress=False, layout="dense")
+    nnz = Support.of(dec).nnz
+    assert sparse.layout == "sparse" and sparse.lam.shape == (len(costs), nnz) and nnz < dec.num_blocks * p.num_vars
+    assert dense.layout == "dense" and dense.lam.shape == (len(costs), dec.num_blocks, p.num_vars)
+    np.testing.assert_array_equal(sparse.bound, dense.bound)
+    np.testing.assert_allclose(sparse.lambdas, dense.lam, atol=1e-12)
+    np.testing.assert_allclose(sparse.lambdas.sum(axis=1), p.objective_coefficients(costs), atol=1e-9)
+    lam = sparse.lambdas
+    blocks = sum(-dec.block(k).problem.solve(-lam[:, k], solver="highs").objective for k in range(dec.num_blocks))
+    offset = p.compiled.k0 + costs @ p.compiled.r
+    np.testing.assert_allclose(blocks + offset, sparse.bound, rtol=1e-7, atol=1e-7)
+    with pytest.raises(InputError, match="layout"):
+        ldopt.lagrangian_bound(dec, costs, progress=False, layout="flat")
+
+
 def test_the_sparse_layout_is_saved_chunked_and_continued(pmedian, tmp_path):
     _, dec, costs = pmedian
     r = dec.dual(costs, 20, mode="joint", step="polyak", layout="sparse", progress=False)

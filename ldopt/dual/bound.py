@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 
@@ -14,6 +14,8 @@ from ..decomposition import Blocks
 from ..errors import DecompositionError
 from ..progress import counting_bar
 from .master import _FARKAS_TOL, column_generation
+from .settings import Layout
+from .support import Support, resolve_layout
 
 
 @dataclass
@@ -23,7 +25,9 @@ class LagrangianBound:
     ``bound``: the best Lagrangian bound found (valid: from multipliers ``lam``). ``certificate``:
     the master's value at a slack-free optimum, a bound from the other side (``nan`` where none was
     reached), so that ``|bound − certificate|`` is the certified gap to ``LD*``. ``lam``: shared
-    multipliers ``(B, m, n)`` in the user's sense with ``Σ_k λ_k = q(c)``; ``iterations`` and
+    multipliers in the user's sense with ``Σ_k λ_k = q(c)``, ``(B, m, n)`` in the dense layout, on
+    the blocks' supports ``(B, nnz)`` in the sparse one (``support`` set; ``lambdas`` gives the
+    dense array in both, ``layout`` names it); ``iterations`` and
     ``columns`` per instance; ``converged``: the relative gap reached ``tol``, or infeasibility was
     proven. ``infeasible``: the instances whose decomposition has no point (``∩_k conv(X_k)`` is
     empty, so the problem is infeasible), proven by multipliers ``ρ`` with ``Σ_k ρ_k = 0`` and
@@ -37,7 +41,7 @@ class LagrangianBound:
     certificate
         The master's value at a slack-free optimum, a bound from the other side (``nan`` where none).
     lam
-        Shared multipliers ``(B, m, n)`` in the user's sense.
+        Shared multipliers in the user's sense: ``(B, m, n)`` (dense), or ``(B, nnz)`` on the supports.
     iterations
         Pricing rounds per instance.
     columns
@@ -48,6 +52,10 @@ class LagrangianBound:
         Wall-clock seconds.
     infeasible
         The instances proven infeasible.
+    support
+        The sparse layout's supports, or ``None`` (dense).
+    residual
+        The sparse layout's cost that no block touches ``(B, n)`` (user's sense), or ``None``.
     """
 
     bound: np.ndarray
@@ -58,6 +66,21 @@ class LagrangianBound:
     converged: np.ndarray
     seconds: float
     infeasible: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    support: Support | None = None
+    residual: np.ndarray | None = None
+
+    @property
+    def layout(self) -> Literal["dense", "sparse"]:
+        """``"dense"`` or ``"sparse"`` (the multipliers on the blocks' supports)."""
+        return "dense" if self.support is None else "sparse"
+
+    @property
+    def lambdas(self) -> np.ndarray:
+        """The multipliers ``(B, m, n)`` in both layouts (they sum to ``q(c)``; sparse: the cost no
+        block touches spread evenly over the blocks)."""
+        if self.support is None or self.residual is None:
+            return self.lam
+        return self.support.to_dense(self.lam, self.residual / self.support.num_blocks)
 
     @property
     def gap(self) -> np.ndarray:
@@ -94,6 +117,7 @@ def lagrangian_bound(
     solver: Any = "auto",
     time_limit: float | None = None,
     progress: bool = True,
+    layout: Layout = "auto",
 ) -> LagrangianBound:
     """The exact Lagrangian dual bound ``LD*`` of ``dec`` for each cost vector, by column generation.
 
@@ -121,6 +145,10 @@ def lagrangian_bound(
         everywhere in ldopt, a time limit is per instance).
     progress
         Show a progress bar.
+    layout
+        Where the multipliers are returned: ``"sparse"`` on each block's support (memory
+        ``B·(nnz + n)``), ``"dense"`` ``(B, m, n)``, ``"auto"`` (sparse where the supports hold at
+        most half of ``m × n``, as ``dec.dual``'s). The bound is the same in every layout.
 
     Returns
     -------
@@ -136,6 +164,7 @@ def lagrangian_bound(
         raise DecompositionError(f"smoothing: expected a weight in [0, 1), got {smoothing}")
     time_limit = checks.positive_or_none("time_limit", time_limit, " (seconds)")
     progress = checks.boolean("progress", progress)
+    layout = resolve_layout(dec, checks.choice("layout", layout, get_args(Layout)), "shared")
     t0 = time.perf_counter()
     p = dec.problem
     sign = p.sign
@@ -159,10 +188,12 @@ def lagrangian_bound(
     return LagrangianBound(
         bound=sign * best + offset,
         certificate=np.where(np.isfinite(run.certificate), sign * run.certificate + offset, np.nan),
-        lam=sign * run.dense_lam(),
+        lam=sign * (run.dense_lam() if layout == "dense" else run.lam),
         iterations=run.iterations,
         columns=run.columns,
         converged=infeasible | (gap <= tol * np.maximum(1.0, np.abs(run.best))),
         seconds=time.perf_counter() - t0,
         infeasible=infeasible,
+        support=None if layout == "dense" else run.support,
+        residual=None if layout == "dense" else sign * run.residual,
     )
