@@ -3,8 +3,9 @@ the paper's settings (``lt.PAPER``: multipliers from ``μ = 1``, training from t
 comes), from the symmetric multipliers alone (``mu0="symmetric"``), and with the library's
 defaults (``lt.DEFAULTS``: the symmetric multipliers and the MSE warm start, or the constant
 predictor's where it validates better), against the constant predictor (the training costs'
-mean). Each training validates on its own ``Validator`` (the optima shared, no decisions carried
-from one training to the next).
+mean). For the defaults, whether LD beat its start on validation and by how many standard errors
+of the per-instance differences (``FitResult.improvement_t``). Each training validates on its
+own ``Validator`` (the optima shared, no decisions carried from one training to the next).
 
 Usage: ``python benchmarks/bench_zoo_training.py [--train 200] [--epochs 100] [--seed 0]``; prints
 a table and writes ``benchmarks/results/zoo/training.json``. Epoch budgets with early stopping
@@ -122,19 +123,23 @@ def measure(case: Case, epochs: int, seed: int) -> dict:
         if fitted.improved is not None:
             row[f"{label}_improved"] = bool(fitted.improved)
             row[f"{label}_constant_start"] = fitted.constant_start
+            t = fitted.improvement_t  # the validation improvement in standard errors
+            row[f"{label}_t"] = float(t) if np.isfinite(t) else None
     return row
 
 
 def main() -> None:
     a = arguments(__doc__)
     rows = []
-    print("| model | constant | MSE | LD paper | LD symmetric | LD defaults | LD beat its start | start |", flush=True)
+    head = "| model | constant | MSE | LD paper | LD symmetric | LD defaults | LD beat its start (t) | start |"
+    print(head, flush=True)
     for case in cases((a.train, 50, 200)):
         rows.append(measure(case, a.epochs, a.seed))
         r = rows[-1]
         cells = " | ".join(f"{r[k]:.2f}" for k in ("constant", "mse", "ld_paper", "ld_symmetric", "ld_default"))
         start = "constant" if r["ld_default_constant_start"] else "MSE"
-        print(f"| {case.name} | {cells} | {r['ld_default_improved']} | {start} |", flush=True)
+        t = "-" if r["ld_default_t"] is None else f"{r['ld_default_t']:.2f}"
+        print(f"| {case.name} | {cells} | {r['ld_default_improved']} ({t}) | {start} |", flush=True)
     save(a, "training.json", rows)
 
 

@@ -46,6 +46,9 @@ class FitResult:
     constant_start
         Whether the loss started from the constant predictor (the training costs' mean), which
         validated better than the MSE fit (the warm start's ``best_val`` is then its regret).
+    val_regrets
+        The best model's validation regret per instance ``(V,)`` (absolute: the optimum's objective
+        minus the decision's, in the problem's sense), or ``None`` without validation.
     """
 
     model: nn.Module
@@ -58,12 +61,31 @@ class FitResult:
     dual_bounds: list[np.ndarray] = field(default_factory=list)
     start: FitResult | None = None
     constant_start: bool = False
+    val_regrets: np.ndarray | None = None
 
     @property
     def improved(self) -> bool | None:
         """Whether training beat its warm start on validation (``None`` without a warm start): where
         it did not, the model returned is the start's."""
         return None if self.start is None else self.best_epoch > 0
+
+    @property
+    def improvement_t(self) -> float:
+        """The returned model's validation improvement over its warm start in standard errors of the
+        per-instance differences (a paired t statistic): below about 2 the improvement is within the
+        validation set's noise, and more validation instances would tell whether it is real. 0 where
+        training did not beat its start; NaN without a warm start, without per-instance regrets, or
+        with fewer than two validation instances."""
+        if self.start is None or self.start.val_regrets is None or self.val_regrets is None:
+            return float("nan")
+        if not self.improved:
+            return 0.0
+        d = np.asarray(self.start.val_regrets, dtype=float) - np.asarray(self.val_regrets, dtype=float)
+        if len(d) < 2 or len(d) != len(self.start.val_regrets):
+            return float("nan")
+        se = float(d.std(ddof=1)) / np.sqrt(len(d))
+        mean = float(d.mean())
+        return mean / se if se > 0 else (np.inf if mean > 0 else 0.0)
 
     @property
     def train_time(self) -> float:

@@ -83,6 +83,8 @@ class Loop:
         # regret is known (the start's best model is this one, so epoch 0 is not validated again)
         self.trained = start is not None
         self.start_regret = start.best_val if start is not None and np.isfinite(start.best_val) else None
+        self.start_regrets = start.val_regrets if start is not None else None
+        self.best_regrets: np.ndarray | None = None
         self.t0 = time.perf_counter()
         self.train_time = 0.0
         self.history: list[dict[str, Any]] = []
@@ -93,12 +95,14 @@ class Loop:
         self.follower: Follower | None = None
 
     def record(self, epoch: int, d: int | None, train_loss: float, evaluate_now: bool) -> None:
+        regrets: np.ndarray | None = None
         if self.validator is None or not evaluate_now:
             v = float("nan")
         elif epoch == 0 and self.start_regret is not None:
-            v = self.start_regret
+            v, regrets = self.start_regret, self.start_regrets
         else:
             v = self.validator(self.model)
+            regrets = self.validator.last.regrets.copy() if self.validator.last is not None else None
         wall = time.perf_counter() - self.t0
         self.history.append(
             dict(
@@ -113,7 +117,7 @@ class Loop:
             )
         )
         if np.isfinite(v) and v < self.best_val:
-            self.best_val, self.best_epoch = v, epoch
+            self.best_val, self.best_epoch, self.best_regrets = v, epoch, regrets
             self.best_state = copy.deepcopy(self.model.state_dict())
             self.time_to_best, self.wall_to_best = self.train_time, wall
             self.since_best = 0
@@ -199,6 +203,7 @@ class Loop:
             self.wall_to_best,
             stopped,
             self.follower.bounds if self.follower is not None else [],
+            val_regrets=self.best_regrets if np.isfinite(self.best_val) else None,
         )
 
 

@@ -268,9 +268,16 @@ def fit(
         loop = Loop(model, validator, schedule.on_validate, schedule.patience, start=start)
         result = loop.run(data, loss, opt, ds, budget, options.batch_size, seed, bar)
     result.start, result.constant_start = start, start is not None and start.constant_start
-    if start is not None and not result.improved and enabled(progress):
+    if start is not None and enabled(progress):
         from tqdm.auto import tqdm  # noqa: PLC0415
 
         which = "the constant predictor" if result.constant_start else "the MSE warm start"
-        tqdm.write(f"fit: {type(loss).__name__} did not improve on {which} on validation; returning it")
+        t = result.improvement_t
+        if not result.improved:
+            tqdm.write(f"fit: {type(loss).__name__} did not improve on {which} on validation; returning it")
+        elif t < 2:  # within the validation set's noise
+            tqdm.write(
+                f"fit: {type(loss).__name__} improved on {which} by {t:.1f} standard errors of the validation "
+                "regret (FitResult.improvement_t): within its noise; more validation instances would tell"
+            )
     return result

@@ -75,6 +75,7 @@ def constant_or(start: FitResult, data: Any, validator: Validator) -> FitResult:
         layer.bias.copy_(data.costs.mean(0).to(layer.bias))
     regret = validator(model)
     if np.isfinite(regret) and regret < start.best_val:
-        return replace(start, best_val=regret, constant_start=True)
+        regrets = validator.last.regrets.copy() if validator.last is not None else None
+        return replace(start, best_val=regret, constant_start=True, val_regrets=regrets)
     model.load_state_dict(kept)
     return start

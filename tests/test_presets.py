@@ -78,6 +78,27 @@ def test_the_warm_start_is_the_mse_fit_and_never_loses_to_it_on_validation(small
     assert _fit(small).start is not None  # "auto": an LD loss with validation starts from MSE
 
 
+def test_the_per_instance_validation_regrets_and_the_paired_statistic(small):
+    """``val_regrets`` are the returned model's (and the start's) per-instance regrets, summing to
+    ``best_val`` times the optima's total; ``improvement_t`` is the paired t statistic of the start's
+    regrets minus the returned model's."""
+    import numpy as np  # noqa: PLC0415
+
+    dec, _, val = small
+    out = _fit(small, options=lt.FitOptions(warm_start="mse"))
+    validator = lt.Validator(dec.problem, *val)
+    total = np.abs(validator.optima.value).sum()
+    assert out.improved and out.val_regrets.shape == (len(val[1]),)
+    validator(out.model)
+    np.testing.assert_allclose(out.val_regrets, validator.last.regrets, atol=1e-9)
+    assert out.val_regrets.sum() / total == pytest.approx(out.best_val, rel=1e-12)
+    assert out.start.val_regrets.sum() / total == pytest.approx(out.start.best_val, rel=1e-12)
+    d = out.start.val_regrets - out.val_regrets
+    assert out.improvement_t == pytest.approx(d.mean() / (d.std(ddof=1) / np.sqrt(len(d))), rel=1e-12)
+    assert out.improvement_t > 0
+    assert np.isnan(_fit(small, options=lt.PAPER.fit_options()).improvement_t)  # no warm start
+
+
 def test_a_loss_that_cannot_improve_returns_the_start_and_says_so(small):
     dec, data, val = small
     torch.manual_seed(0)
@@ -97,7 +118,7 @@ def test_a_loss_that_cannot_improve_returns_the_start_and_says_so(small):
         schedule=lt.Schedule(patience=2),
         options=lt.FitOptions(optimizer=frozen, warm_start="mse"),
     )
-    assert out.improved is False and out.best_epoch == 0
+    assert out.improved is False and out.best_epoch == 0 and out.improvement_t == 0.0
     assert out.stopped == "patience" and out.epochs == 2  # patience counts from the trained start
     assert out.best_val == pytest.approx(out.start.best_val, abs=1e-12)
     again = lt.Validator(dec.problem, *val)(out.model)  # the model returned is the start's best
@@ -125,6 +146,7 @@ def test_the_loss_starts_from_the_constant_predictor_where_it_validates_better()
         mean.weight.zero_()
         mean.bias.copy_(torch.as_tensor(costs[:40].mean(0)))
     assert out.constant_start and out.start.best_val == pytest.approx(validator(mean), abs=1e-12)
+    np.testing.assert_array_equal(out.start.val_regrets, validator.last.regrets)  # the mean's
     assert out.start.best_val < min(h["val_regret"] for h in out.start.history if np.isfinite(h["val_regret"]))
     assert out.best_val <= out.start.best_val and validator(out.model) == pytest.approx(out.best_val, abs=1e-9)
     torch.manual_seed(0)

@@ -94,8 +94,12 @@ def test_the_guides_training_table_is_the_committed_run():
     constant = [r["model"] for r in rows if r["ld_default_constant_start"]]
     assert constant == ["diet", "diet_integer", "warehouse", "knapsack_tools", "max_flow"]
     assert all(r["constant"] < r["mse"] for r in rows if r["model"] in constant)  # on test too
-    for r in rows:  # the guide's last column says which start each training took
-        assert f"| {r['ld_default']:.2f} | {'constant' if r['model'] in constant else 'MSE'} |" in guide, r["model"]
+    for r in rows:  # the guide's last columns: which start each training took, LD's gain over it (t)
+        t = f"{r['ld_default_t']:.2f}" if r["ld_default_improved"] else "-"
+        start = "constant" if r["model"] in constant else "MSE"
+        assert f"| {r['ld_default']:.2f} | {start} | {t} |" in guide, r["model"]
+    gains = [r["ld_default_t"] for r in rows if r["ld_default_improved"]]
+    assert len(gains) == 8 and all(0 < t < 2 for t in gains)  # every gain within the validation's noise
 
 
 # the default suite trains the quick ones (2 s or less); these take 5-45 s (HiGHS solving the blocks)
