@@ -80,9 +80,10 @@ class FitResult:
             return float("nan")
         if not self.improved:
             return 0.0
-        d = np.asarray(self.start.val_regrets, dtype=float) - np.asarray(self.val_regrets, dtype=float)
-        if len(d) < 2 or len(d) != len(self.start.val_regrets):
+        before, after = np.asarray(self.start.val_regrets, dtype=float), np.asarray(self.val_regrets, dtype=float)
+        if len(before) < 2 or before.shape != after.shape:
             return float("nan")
+        d = before - after
         se = float(d.std(ddof=1)) / np.sqrt(len(d))
         mean = float(d.mean())
         return mean / se if se > 0 else (np.inf if mean > 0 else 0.0)
