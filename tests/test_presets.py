@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch", reason="ldopt_torch needs torch (pip install 'ldopt[torch]')")
@@ -82,8 +83,6 @@ def test_the_per_instance_validation_regrets_and_the_paired_statistic(small):
     """``val_regrets`` are the returned model's (and the start's) per-instance regrets, summing to
     ``best_val`` times the optima's total; ``improvement_t`` is the paired t statistic of the start's
     regrets minus the returned model's."""
-    import numpy as np  # noqa: PLC0415
-
     dec, _, val = small
     out = _fit(small, options=lt.FitOptions(warm_start="mse"))
     validator = lt.Validator(dec.problem, *val)
@@ -130,8 +129,6 @@ def test_the_loss_starts_from_the_constant_predictor_where_it_validates_better()
     decides better than the MSE fit on validation, so a model whose last layer is linear starts
     the loss from it (weights zero, bias the mean) and is never worse than it; a model ending in
     another layer keeps the MSE start."""
-    import numpy as np  # noqa: PLC0415
-
     d = knapsack.protocol_data(60, 8, dim=2, seed=3)
     m = knapsack.build_model(d.weights, d.capacities)
     dec = ldopt.decompose(ldopt.Problem.from_pyomo(m, m.c))

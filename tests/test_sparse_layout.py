@@ -18,6 +18,8 @@ import ldopt
 import ldopt_torch as lt
 from ldopt.dual import DualResult
 from ldopt.dual.forms import Joint, Shared
+from ldopt.dual.memory import check_memory, multiplier_bytes, physical_memory
+from ldopt.dual.settings import DualSettings
 from ldopt.dual.sparse_forms import SparseJoint, SparseShared, box_argmax
 from ldopt.dual.support import Support, box_of, resolve_layout
 from ldopt.errors import InputError
@@ -144,6 +146,26 @@ def test_the_exact_bound_returns_its_multipliers_on_the_supports(pmedian):
     np.testing.assert_allclose(blocks + offset, sparse.bound, rtol=1e-7, atol=1e-7)
     with pytest.raises(InputError, match="layout"):
         ldopt.lagrangian_bound(dec, costs, progress=False, layout="flat")
+
+
+def test_a_dual_whose_multipliers_outgrow_the_machine_is_refused_before_it_runs(pmedian):
+    """The independent mode stores ``B·m²·n`` multipliers: asked for more instances than this
+    machine's memory holds, ``dec.dual`` and ``LDDataset`` refuse at once, naming the size and the
+    joint mode (which fits); the same instances in the joint mode pass the check."""
+    p, dec, costs = pmedian
+    total = physical_memory()
+    if total is None:
+        pytest.skip("this system does not report its physical memory (os.sysconf)")
+    m, n = dec.num_blocks, p.num_vars
+    assert multiplier_bytes(dec, 3, "independent", "dense") == 8 * 3 * m * m * n
+    assert multiplier_bytes(dec, 3, "joint", "sparse") == 8 * 3 * (Support.of(dec).nnz + n)
+    count = total // (8 * m * m * n) + 1  # just more than the machine holds
+    many = np.resize(costs, (count, costs.shape[1]))
+    with pytest.raises(InputError, match=r"mode='independent'.*GB\), more than this machine's.*mode='joint'"):
+        dec.dual(many, 1, mode="independent", progress=False)
+    with pytest.raises(InputError, match="more than this machine's"):
+        lt.LDDataset(dec, np.zeros((count, 1)), many, iterations=1, independent=True, progress=False)
+    check_memory(dec, count, DualSettings(mode="joint", layout="sparse"))  # fits: no error
 
 
 def test_the_sparse_layout_is_saved_chunked_and_continued(pmedian, tmp_path):

@@ -28,6 +28,7 @@ from ..progress import counting_bar
 from ..threads import map_ranges, num_threads, pool_executor, split
 from .chunk import chunk_rows, solve_chunk
 from .master import resolve_step
+from .memory import check_memory
 from .result import DualResult
 from .settings import DualMode, DualSettings, Layout, Rule, Start, StepChoice, dual_mode, refuse_beside
 from .support import Support, resolve_layout
@@ -211,6 +212,7 @@ def solve_dual(
     if layout == "auto" and isinstance(warm, DualResult):  # a warm start continues in its own layout
         layout = warm.layout
     settings = replace(settings, layout=resolve_layout(dec, layout, settings.mode))
+    check_memory(dec, len(c), settings)  # before any block is solved
     start = _warm_start(dec, warm, settings.mode, len(c), settings.layout)
     t0 = time.perf_counter()
     if executor is None and checkpoint is None:
