@@ -7,9 +7,11 @@ mean). For the defaults, whether LD beat its start on validation and by how many
 of the per-instance differences (``FitResult.improvement_t``). Each training validates on its
 own ``Validator`` (the optima shared, no decisions carried from one training to the next).
 
-Usage: ``python benchmarks/bench_zoo_training.py [--train 200] [--epochs 100] [--seed 0]``; prints
-a table and writes ``benchmarks/results/zoo/training.json``. Epoch budgets with early stopping
-(validated every 5 epochs, patience 4): the regrets do not depend on the machine's load.
+Usage: ``python benchmarks/bench_zoo_training.py [--train 200] [--val 50] [--epochs 100] [--seed 0]``;
+prints a table and writes ``benchmarks/results/zoo/training.json`` (``training_val<N>.json`` with
+``--val N``; the instances after the training and validation ones are the test set). Epoch budgets
+with early stopping (validated every 5 epochs, patience 4): the regrets do not depend on the
+machine's load.
 """
 
 from __future__ import annotations
@@ -96,15 +98,20 @@ def arguments(doc: str | None) -> argparse.Namespace:
     ap.add_argument("--train", type=int, default=200)
     ap.add_argument("--epochs", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--val", type=int, default=50, help="validation instances (results: <name>_val<N>.json unless 50)")
     ap.add_argument("--out", default="benchmarks/results/zoo")
     return ap.parse_args()
 
 
 def save(a: argparse.Namespace, name: str, rows: list[dict]) -> None:
-    """``rows`` as ``<out>/<name>`` with the run's settings."""
+    """``rows`` as ``<out>/<name>`` (``<stem>_val<N>.json`` with other than 50 validation instances)
+    with the run's settings."""
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    write_text(out / name, json.dumps(dict(train=a.train, epochs=a.epochs, seed=a.seed, rows=rows), indent=1))
+    if a.val != 50:
+        name = f"{Path(name).stem}_val{a.val}.json"
+    settings = dict(train=a.train, epochs=a.epochs, seed=a.seed, **({} if a.val == 50 else dict(val=a.val)))
+    write_text(out / name, json.dumps(dict(settings, rows=rows), indent=1))
 
 
 def measure(case: Case, epochs: int, seed: int) -> dict:
@@ -133,7 +140,7 @@ def main() -> None:
     rows = []
     head = "| model | constant | MSE | LD paper | LD symmetric | LD defaults | LD beat its start (t) | start |"
     print(head, flush=True)
-    for case in cases((a.train, 50, 200)):
+    for case in cases((a.train, a.val, 200)):
         rows.append(measure(case, a.epochs, a.seed))
         r = rows[-1]
         cells = " | ".join(f"{r[k]:.2f}" for k in ("constant", "mse", "ld_paper", "ld_symmetric", "ld_default"))

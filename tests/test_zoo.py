@@ -4,6 +4,9 @@ duality), and the default dual reaches the exact Lagrangian bound ``LD*`` on eve
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -60,9 +63,6 @@ def test_an_integer_variable_only_the_rows_bound_gets_their_bounds():
 
 def test_the_guides_step_table_is_the_committed_run():
     """docs/guide.md's table of step rules shows benchmarks/results/zoo/dual_steps.json."""
-    import json  # noqa: PLC0415
-    from pathlib import Path  # noqa: PLC0415
-
     root = Path(__file__).resolve().parents[1]
     rows = json.loads((root / "benchmarks/results/zoo/dual_steps.json").read_text())["rows"]
     guide = (root / "docs/guide.md").read_text()
@@ -74,9 +74,6 @@ def test_the_guides_step_table_is_the_committed_run():
 
 def test_the_guides_training_table_is_the_committed_run():
     """docs/guide.md's training table shows benchmarks/results/zoo/training.json."""
-    import json  # noqa: PLC0415
-    from pathlib import Path  # noqa: PLC0415
-
     root = Path(__file__).resolve().parents[1]
     rows = json.loads((root / "benchmarks/results/zoo/training.json").read_text())["rows"]
     guide = (root / "docs/guide.md").read_text()
@@ -100,6 +97,23 @@ def test_the_guides_training_table_is_the_committed_run():
         assert f"| {r['ld_default']:.2f} | {start} | {t} |" in guide, r["model"]
     gains = [r["ld_default_t"] for r in rows if r["ld_default_improved"]]
     assert len(gains) == 8 and all(0 < t < 2 for t in gains)  # every gain within the validation's noise
+
+
+def test_the_guides_table_with_200_validation_instances_is_the_committed_run():
+    """docs/guide.md's second training table (``--val 200``) shows training_val200.json: LD with the
+    defaults better than MSE on 13 of 17, never worse than the constant predictor."""
+    root = Path(__file__).resolve().parents[1]
+    run = json.loads((root / "benchmarks/results/zoo/training_val200.json").read_text())
+    rows, guide = run["rows"], (root / "docs/guide.md").read_text()
+    assert run["val"] == 200 and len(rows) == 17
+    for r in rows:
+        cells = " | ".join(f"{r[k]:.2f}" for k in ("constant", "mse", "ld_paper", "ld_symmetric", "ld_default"))
+        start = "constant" if r["ld_default_constant_start"] else "MSE"
+        t = f"{r['ld_default_t']:.2f}" if r["ld_default_improved"] else "-"
+        assert f"| {r['model']} | {cells} | {start} | {t} |" in guide, r["model"]
+    assert sum(r["ld_default"] < r["mse"] for r in rows) == 13
+    assert all(r["ld_default"] <= r["mse"] and r["ld_default"] <= r["constant"] for r in rows)
+    assert sum(r["ld_default_improved"] and r["ld_default_t"] >= 2 for r in rows) == 4
 
 
 # the default suite trains the quick ones (2 s or less); these take 5-45 s (HiGHS solving the blocks)
@@ -135,9 +149,6 @@ def test_the_getting_started_calls_train_on_every_zoo_model_with_no_settings_but
 def test_the_guides_imle_table_is_the_committed_run():
     """docs/guide.md's I-MLE table shows benchmarks/results/zoo/imle.json, and λ = 100 (the default)
     is what it chose."""
-    import json  # noqa: PLC0415
-    from pathlib import Path  # noqa: PLC0415
-
     root = Path(__file__).resolve().parents[1]
     rows = json.loads((root / "benchmarks/results/zoo/imle.json").read_text())["rows"]
     guide = (root / "docs/guide.md").read_text()
