@@ -80,7 +80,7 @@ class LagrangianBound:
         block touches spread evenly over the blocks)."""
         if self.support is None or self.residual is None:
             return self.lam
-        return self.support.to_dense(self.lam, self.residual / self.support.num_blocks)
+        return self.support.spread(self.lam, self.residual)
 
     @property
     def gap(self) -> np.ndarray:

@@ -172,7 +172,7 @@ class MasterRun:
 
     def dense_lam(self) -> np.ndarray:
         """The multipliers ``(B, m, n)`` summing to ``q``: the residual spread evenly over the blocks."""
-        return self.support.to_dense(self.lam, self.residual / self.support.num_blocks)
+        return self.support.spread(self.lam, self.residual)
 
     def dense_X(self) -> np.ndarray:
         """The blocks' solutions ``(B, m, n)``, off their supports at the best bound of the box."""

@@ -142,7 +142,7 @@ class DualResult:
         if self.mode != "shared":
             raise InputError(f"lambdas: {self.mode} runs have one λ per decomposition; use lambdas_of(d)")
         # sparse: the cost of the variables no block touches is spread over the blocks
-        return self.lam if self.support is None else self.support.to_dense(self.lam, self.main / self.num_blocks)
+        return self.lam if self.support is None else self.support.spread(self.lam, self.main)
 
     def lambdas_of(self, d: int, index: Any = None) -> np.ndarray:
         """Decomposition ``d``'s symmetric multipliers ``(B, m, n)`` (they sum to ``q(c)``);

@@ -129,6 +129,11 @@ class Support:
         out[:, self.owner, self.indices] = flat
         return out
 
+    def spread(self, flat: np.ndarray, rest: np.ndarray) -> np.ndarray:
+        """Shared multipliers ``(b, m, n)`` from ``flat`` on the supports and ``rest`` ``(b, n)``, the
+        cost no block touches, spread evenly over the blocks (so they sum to the costs)."""
+        return self.to_dense(flat, rest / self.num_blocks)
+
     def with_block(self, base: np.ndarray, flat: np.ndarray, k: int, add: bool = False) -> np.ndarray:
         """``base`` ``(b, n)`` with block ``k``'s support taken from ``flat`` ``(b, nnz)`` (or, with
         ``add``, increased by it): a copy."""
