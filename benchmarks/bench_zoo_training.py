@@ -30,6 +30,7 @@ from ldopt.problems import family
 from ldopt_experiments.protocol import splits
 from ldopt_experiments.zoo import ZOO
 
+VAL = 50  # the validation instances of the committed tables (training.json, imle.json)
 FAMILIES = {"shortest_path": 4, "facility": 6, "set_cover": 16, "lot_sizing": 2, "shift_scheduling": 4}
 
 
@@ -54,8 +55,9 @@ def _train(data, loss, val, mode: str, epochs: int, seed: int, outputs: int, pre
 
 
 class Case:
-    """One model's instances split 200/50/200: the training arrays, a fresh validator per training
-    (the optima solved once, no decisions carried between trainings) and the test regret (%)."""
+    """One model's instances split into training, validation and test (200/50/200 by default): the
+    training arrays, a fresh validator per training (the optima solved once, no decisions carried
+    between trainings) and the test regret (%)."""
 
     def __init__(self, name: str, inst, n: tuple[int, int, int]) -> None:
         self.name, self.problem = name, inst.problem()
@@ -98,7 +100,7 @@ def arguments(doc: str | None) -> argparse.Namespace:
     ap.add_argument("--train", type=int, default=200)
     ap.add_argument("--epochs", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--val", type=int, default=50, help="validation instances (results: <name>_val<N>.json unless 50)")
+    ap.add_argument("--val", type=int, default=VAL, help=f"validation instances (<name>_val<N>.json unless {VAL})")
     ap.add_argument("--out", default="benchmarks/results/zoo")
     return ap.parse_args()
 
@@ -108,9 +110,9 @@ def save(a: argparse.Namespace, name: str, rows: list[dict]) -> None:
     with the run's settings."""
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    if a.val != 50:
-        name = f"{Path(name).stem}_val{a.val}.json"
-    settings = dict(train=a.train, epochs=a.epochs, seed=a.seed, **({} if a.val == 50 else dict(val=a.val)))
+    settings = dict(train=a.train, epochs=a.epochs, seed=a.seed)
+    if a.val != VAL:
+        name, settings["val"] = f"{Path(name).stem}_val{a.val}.json", a.val
     write_text(out / name, json.dumps(dict(settings, rows=rows), indent=1))
 
 
