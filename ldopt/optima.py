@@ -19,6 +19,7 @@ from .errors import CacheError
 from .problem import Problem
 
 _PROVEN = 1e-9  # relative gap under which an optimum counts as proven
+_ROUNDING = 1e-6  # relative slack before a bound is rounded to an integer (float error in computing it)
 
 
 @dataclass(frozen=True)
@@ -161,7 +162,41 @@ def optima(
             except CacheError as exc:  # the solves are done: keep them, unsaved
                 warnings.warn(f"{exc}; the optima are used without being cached", stacklevel=2)
     out = Optima(problem.sense, value, sol_bound, x)
-    return out if bound is None else out.tighten(bound)
+    return integral_bounds(problem, c, out if bound is None else out.tighten(bound))
+
+
+def integral_bounds(problem: Problem, costs: np.ndarray, opt: Optima) -> Optima:
+    """``opt`` with every bound rounded to an integer, towards the best known value, on the
+    instances whose every feasible objective is an integer (integer variables under integral
+    coefficients, an integral constant; e.g. PyEPO's knapsacks, whose values are rounded up): the
+    optimum is then an integer, so ``⌊bound⌋`` still bounds it (``⌈bound⌉`` for a minimisation).
+    A slack of 1e-6 relative absorbs the float error of computing a bound; a rounding that would
+    cross the best known value is not made.
+
+    Parameters
+    ----------
+    problem
+        The problem.
+    costs
+        The instances' costs ``(B, num_costs)``, checked.
+    opt
+        Their optima.
+    """
+    cm = problem.compiled
+    q = problem.objective_coefficients(costs)
+    offset = cm.k0 + costs @ cm.r
+    integer = np.isin(cm.var_type, ("I", "B"))
+    whole = (
+        np.all(q[:, ~integer] == 0, axis=1)
+        & np.all(q[:, integer] == np.round(q[:, integer]), axis=1)
+        & (offset == np.round(offset))
+    )
+    s = opt.sign
+    with np.errstate(invalid="ignore"):  # ±inf and NaN bounds stay as they are
+        slack = _ROUNDING * (1.0 + np.abs(opt.bound))
+        rounded = s * np.floor(s * opt.bound + slack)
+        keep = ~whole | ~np.isfinite(opt.bound) | (s * (rounded - opt.value) < 0)
+    return replace(opt, bound=np.where(keep, opt.bound, rounded))
 
 
 def _decode(arrays: dict[str, np.ndarray], header: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

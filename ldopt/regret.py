@@ -22,7 +22,7 @@ from .arrays import vector
 from .batch import check_problem, checked, solve_many
 from .deprecation import alias
 from .errors import InputError
-from .optima import Optima, optima, optimal_objectives
+from .optima import Optima, integral_bounds, optima, optimal_objectives
 from .problem import Problem
 from .regret_report import RegretReport, report
 
@@ -32,6 +32,7 @@ __all__ = [
     "checked",
     "decisions",
     "evaluate",
+    "integral_bounds",
     "optima",
     "optimal_objectives",
     "regrets",

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from models import bound_from_multipliers, linear_model
 
 import ldopt
+from ldopt import threads
 from ldopt.dual import DualSettings
 from ldopt.dual.lp_start import lp_multipliers
 from ldopt.dual.support import Support
@@ -231,3 +232,25 @@ def test_the_lp_bound_is_the_dual_objective_of_its_prices(seed, minimise):
     exact = p.solve(costs, solver="highs").objective
     np.testing.assert_allclose(p.sign * lp.value, exact, rtol=1e-7, atol=1e-7)
     assert np.all(lp.value >= p.sign * exact - 1e-7)
+
+
+def test_the_lp_relaxation_answers_the_same_whatever_the_order_and_the_threads():
+    """Ties everywhere (costs 1 to 3 on integer weights: many optimal vertices and prices): every
+    instance starts from the same basis, so its point and prices do not depend on the instances
+    solved before it on that thread, nor on how many threads share the batch."""
+    p, _, _ = _mkp(21, n=60, rows=6)
+    rng = np.random.default_rng(21)
+    costs = rng.integers(1, 4, (24, p.num_costs)).astype(float)
+    q = p.sign * p.objective_coefficients(costs)
+    ahead, behind = solve_relaxation(p, q), solve_relaxation(p, q[::-1].copy())
+    np.testing.assert_array_equal(ahead.x, behind.x[::-1])
+    np.testing.assert_array_equal(ahead.duals, behind.duals[::-1])
+    runs = []
+    for n in (1, 3):
+        threads.configure(n)
+        try:
+            runs.append(ldopt.lp_optima(p, costs))
+        finally:
+            threads.configure(None)
+    np.testing.assert_array_equal(runs[0][0].x, runs[1][0].x)
+    np.testing.assert_array_equal(runs[0][1], runs[1][1])
