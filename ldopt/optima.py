@@ -183,20 +183,25 @@ def integral_bounds(problem: Problem, costs: np.ndarray, opt: Optima) -> Optima:
         Their optima.
     """
     cm = problem.compiled
-    q = problem.objective_coefficients(costs)
-    offset = cm.k0 + costs @ cm.r
     integer = np.isin(cm.var_type, ("I", "B"))
+    open_ = np.flatnonzero(np.isfinite(opt.bound) & (opt.bound != np.round(opt.bound)))  # bounds to round
+    if not integer.any() or not len(open_):
+        return opt
+    q = problem.objective_coefficients(costs[open_])  # (only those instances: B × n can be large)
+    offset = cm.k0 + costs[open_] @ cm.r
     whole = (
         np.all(q[:, ~integer] == 0, axis=1)
         & np.all(q[:, integer] == np.round(q[:, integer]), axis=1)
         & (offset == np.round(offset))
     )
     s = opt.sign
-    with np.errstate(invalid="ignore"):  # ±inf and NaN bounds stay as they are
-        slack = _ROUNDING * (1.0 + np.abs(opt.bound))
-        rounded = s * np.floor(s * opt.bound + slack)
-        keep = ~whole | ~np.isfinite(opt.bound) | (s * (rounded - opt.value) < 0)
-    return replace(opt, bound=np.where(keep, opt.bound, rounded))
+    bound, value = opt.bound[open_], opt.value[open_]
+    rounded = s * np.floor(s * bound + _ROUNDING * (1.0 + np.abs(bound)))
+    with np.errstate(invalid="ignore"):  # no best known value (NaN): nothing to cross
+        keep = ~whole | (s * (rounded - value) < 0)
+    out = opt.bound.copy()
+    out[open_] = np.where(keep, bound, rounded)
+    return replace(opt, bound=out)
 
 
 def _decode(arrays: dict[str, np.ndarray], header: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
