@@ -178,10 +178,11 @@ def integral_bounds(problem: Problem, costs: np.ndarray, opt: Optima) -> Optima:
     problem
         The problem.
     costs
-        The instances' costs ``(B, num_costs)``, checked.
+        The instances' costs ``(B, num_costs)``.
     opt
         Their optima.
     """
+    costs, _ = problem.check_costs(costs)
     cm = problem.compiled
     integer = np.isin(cm.var_type, ("I", "B"))
     open_ = np.flatnonzero(np.isfinite(opt.bound) & (opt.bound != np.round(opt.bound)))  # bounds to round

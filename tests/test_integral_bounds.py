@@ -66,7 +66,7 @@ def test_a_continuous_variable_rounds_only_without_a_cost(cost_on_continuous):
     costs = rng.integers(1, 30, (5, p.num_costs)).astype(float)
     costs[:, 0] = 7.0 if cost_on_continuous else 0.0
     raw = Optima("max", np.zeros(5), np.full(5, 10.5), np.zeros((5, p.num_vars)))
-    out = integral_bounds(p, costs, raw)
+    out = integral_bounds(p, costs.tolist(), raw)  # any array-like costs
     np.testing.assert_array_equal(out.bound, np.full(5, 10.5 if cost_on_continuous else 10.0))
 
 
