@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +25,7 @@ from sklearn.model_selection import train_test_split
 
 import ldopt
 import ldopt_torch as lt
-from ldopt.lp_relaxation import solve_relaxation
+from ldopt.lp_relaxation import relaxed_problem, solve_relaxation
 from ldopt.problems import knapsack
 from ldopt.solvers.base import SolverOptions
 from ldopt.solvers.highs import HighsSession
@@ -47,7 +46,7 @@ def main() -> None:
     p = ldopt.Problem.from_pyomo(model, model.c)
     dec = ldopt.decompose(p)
     lt.LDDataset(dec, F[:2], C[:2], mode="joint", iterations=1, mu0="lp", progress=False)  # compile, warm up
-    relaxed = HighsSession(replace(p.compiled, var_type=np.full(p.num_vars, "C")), SolverOptions())
+    relaxed = HighsSession(relaxed_problem(p).compiled, SolverOptions())
     relaxed.solve(C[0], C[0])  # the baseline: one thread, warm from instance to instance (the fastest)
     t = time.perf_counter()
     for q in C:

@@ -72,14 +72,27 @@ def test_the_guides_step_table_is_the_committed_run():
     assert sum(r["auto_gap"] <= 1e-6 for r in rows) == len(rows) == 17
 
 
+def _training_run(name: str) -> tuple[dict, str]:
+    """A committed bench_zoo_training run and docs/guide.md's text."""
+    root = Path(__file__).resolve().parents[1]
+    return json.loads((root / "benchmarks/results/zoo" / name).read_text()), (root / "docs/guide.md").read_text()
+
+
+def _training_row(r: dict) -> str:
+    """A bench_zoo_training row as the guide's tables show it: the five regrets, the start LD took
+    and its gain over that start in standard errors (``-`` where it did not beat it)."""
+    cells = " | ".join(f"{r[k]:.2f}" for k in ("constant", "mse", "ld_paper", "ld_symmetric", "ld_default"))
+    start = "constant" if r["ld_default_constant_start"] else "MSE"
+    t = f"{r['ld_default_t']:.2f}" if r["ld_default_improved"] else "-"
+    return f"| {r['model']} | {cells} | {start} | {t} |"
+
+
 def test_the_guides_training_table_is_the_committed_run():
     """docs/guide.md's training table shows benchmarks/results/zoo/training.json."""
-    root = Path(__file__).resolve().parents[1]
-    rows = json.loads((root / "benchmarks/results/zoo/training.json").read_text())["rows"]
-    guide = (root / "docs/guide.md").read_text()
+    run, guide = _training_run("training.json")
+    rows = run["rows"]
     for r in rows:
-        cells = " | ".join(f"{r[k]:.2f}" for k in ("constant", "mse", "ld_paper", "ld_symmetric", "ld_default"))
-        assert f"| {r['model']} | {cells} |" in guide, r["model"]
+        assert _training_row(r) in guide, r["model"]
     assert len(rows) == 17
     assert sum(r["ld_symmetric"] < r["ld_paper"] for r in rows) == 13  # the symmetric start, the default
     assert all(r["ld_default"] <= 1.05 * r["mse"] for r in rows)  # the MSE warm start: never far from MSE
@@ -91,10 +104,6 @@ def test_the_guides_training_table_is_the_committed_run():
     constant = [r["model"] for r in rows if r["ld_default_constant_start"]]
     assert constant == ["diet", "diet_integer", "warehouse", "knapsack_tools", "max_flow"]
     assert all(r["constant"] < r["mse"] for r in rows if r["model"] in constant)  # on test too
-    for r in rows:  # the guide's last columns: which start each training took, LD's gain over it (t)
-        t = f"{r['ld_default_t']:.2f}" if r["ld_default_improved"] else "-"
-        start = "constant" if r["model"] in constant else "MSE"
-        assert f"| {r['ld_default']:.2f} | {start} | {t} |" in guide, r["model"]
     gains = [r["ld_default_t"] for r in rows if r["ld_default_improved"]]
     assert len(gains) == 8 and all(0 < t < 2 for t in gains)  # every gain within the validation's noise
 
@@ -102,15 +111,11 @@ def test_the_guides_training_table_is_the_committed_run():
 def test_the_guides_table_with_200_validation_instances_is_the_committed_run():
     """docs/guide.md's second training table (``--val 200``) shows training_val200.json: LD with the
     defaults better than MSE on 13 of 17, never worse than the constant predictor."""
-    root = Path(__file__).resolve().parents[1]
-    run = json.loads((root / "benchmarks/results/zoo/training_val200.json").read_text())
-    rows, guide = run["rows"], (root / "docs/guide.md").read_text()
+    run, guide = _training_run("training_val200.json")
+    rows = run["rows"]
     assert run["val"] == 200 and len(rows) == 17
     for r in rows:
-        cells = " | ".join(f"{r[k]:.2f}" for k in ("constant", "mse", "ld_paper", "ld_symmetric", "ld_default"))
-        start = "constant" if r["ld_default_constant_start"] else "MSE"
-        t = f"{r['ld_default_t']:.2f}" if r["ld_default_improved"] else "-"
-        assert f"| {r['model']} | {cells} | {start} | {t} |" in guide, r["model"]
+        assert _training_row(r) in guide, r["model"]
     assert sum(r["ld_default"] < r["mse"] for r in rows) == 13
     assert all(r["ld_default"] <= r["mse"] and r["ld_default"] <= r["constant"] for r in rows)
     assert sum(r["ld_default_improved"] and r["ld_default_t"] >= 2 for r in rows) == 4
