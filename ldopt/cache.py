@@ -146,6 +146,22 @@ def _short(v: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _check_sizes(path: Path) -> None:
+    """Raise ``ValueError`` where an array's header in the ``.npz`` at ``path`` claims more values
+    than its member holds (a forged or corrupt header would make numpy allocate them all)."""
+    with zipfile.ZipFile(path) as zf:
+        for info in zf.infolist():
+            with zf.open(info) as fh:
+                version = np.lib.format.read_magic(fh)
+                read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+                shape, _, dtype = read(fh)
+            claimed = int(np.prod(shape, dtype=object)) * dtype.itemsize
+            if claimed > info.file_size:
+                raise ValueError(
+                    f"the array {info.filename} claims {claimed} bytes ({shape}, {dtype}) but holds {info.file_size}"
+                )
+
+
 def load(path: str | Path, expect: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
     """The arrays and header at ``path``, or ``None`` when there is no entry.
 
@@ -166,9 +182,10 @@ def load(path: str | Path, expect: dict[str, Any] | None = None) -> tuple[dict[s
         return None
     try:
         header = json.loads(meta.read_text())
+        _check_sizes(path)
         with np.load(path, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
-    except (OSError, ValueError, EOFError, KeyError, RecursionError, zipfile.BadZipFile) as exc:
+    except (OSError, ValueError, EOFError, KeyError, RecursionError, MemoryError, zipfile.BadZipFile) as exc:
         raise TornCacheError(f"cache {path} is unreadable ({type(exc).__name__}: {exc}"[:300] + ")") from None
     if not isinstance(header, dict):
         raise TornCacheError(f"cache {path}: expected a JSON object as its header, got {type(header).__name__}")

@@ -43,11 +43,16 @@ def compile_rows(model: Any, cost: Any, cost_data: list[Any], pos: Callable[[Any
     cost_ids = {id(p) for p in cost_data}
     rows = []
     for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
-        if any(id(p) in cost_ids for p in identify_mutable_parameters(con.body)):
-            raise CostParamError(
-                f"cost Param '{cost.name}' appears in constraint '{con.name}'; "
-                "only the objective may depend on the cost"
-            )
+        sides = (" as its right-hand side",) * 2 if con.equality else (" as its lower side", " as its upper side")
+        for part, where in ((con.body, ""), (con.lower, sides[0]), (con.upper, sides[1])):
+            if part is None or isinstance(part, (int, float)):
+                continue
+            if any(id(p) in cost_ids for p in identify_mutable_parameters(part)):
+                raise CostParamError(
+                    f"cost Param '{cost.name}' appears in constraint '{con.name}'{where}; only the objective may "
+                    "depend on the cost (its value there would stay the one at compile time): give the "
+                    "constraint a Param of its own"
+                )
         try:
             crepn = generate_standard_repn(con.body, compute_values=True, quadratic=True)
         except (ValueError, TypeError) as exc:

@@ -43,6 +43,11 @@ class DecompositionError(LdoptError, ValueError):
     """A decomposition request is invalid (blocks, unbounded subproblems, ...)."""
 
 
+class InfeasibleModelError(ModelError, DecompositionError):
+    """The model has no feasible point whatever the costs: the message names the rows that conflict
+    where bound propagation found them (raised where bounds or a block's oracle need them)."""
+
+
 class CacheError(LdoptError, RuntimeError):
     """A cache file is corrupt or was written for another problem or settings."""
 

@@ -26,12 +26,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from .compiled import CompiledModel
-from .errors import LdoptError, VariableError
-from .solvers.base import OPTIMAL, Session, SolverOptions
+from .errors import InfeasibleModelError, LdoptError, VariableError
+from .solvers.base import INFEASIBLE, OPTIMAL, Session, SolverOptions
 from .solvers.registry import open_session
 
 _PASSES = 50
 _TOL = 1e-9
+_EPS = float(np.finfo(float).eps)
+_LP_TOL = 1e-6  # an LP solver's feasibility tolerance: its x_j may be short of the true optimum by this
 
 
 @dataclass(frozen=True)
@@ -56,8 +58,41 @@ def listing(bounds: list[InferredBound]) -> str:
     return f"bounds implied by the model: {', '.join(map(str, bounds[:3]))}{more}"
 
 
-def _propagate(cm: CompiledModel) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Bounds by propagation over the linear rows, and for each bound the row that gave it (-1: declared)."""
+@dataclass(frozen=True)
+class Propagated:
+    """What bound propagation proved: the bounds ``lb``/``ub`` and for each the row that gave it
+    (``src_lb``/``src_ub``, -1: declared); ``conflict``, where the bounds of a variable crossed,
+    is that variable (the model is then infeasible)."""
+
+    lb: np.ndarray
+    ub: np.ndarray
+    src_lb: np.ndarray
+    src_ub: np.ndarray
+    conflict: int | None = None
+
+    def conflict_message(self, cm: CompiledModel) -> str:
+        """The infeasibility found, naming the variable and the rows whose bounds on it cross."""
+        j = self.conflict
+        assert j is not None
+
+        def source(src: int) -> str:
+            return f"row '{cm.rows[src].name}'" if src >= 0 else "its declared bounds"
+
+        return (
+            f"the model is infeasible: {source(int(self.src_lb[j]))} implies {cm.var_names[j]} ≥ {self.lb[j]:.10g} "
+            f"and {source(int(self.src_ub[j]))} implies {cm.var_names[j]} ≤ {self.ub[j]:.10g}; "
+            "check those constraints' data"
+        )
+
+
+def _propagate(cm: CompiledModel) -> Propagated:
+    """Bounds by propagation over the linear rows, each valid for the exact rows despite rounding.
+
+    A candidate ``(side − Σ_{i≠j} a_i x_i) / a_j`` is computed in floating point, which cancels
+    magnitudes up to ``|side| + Σ|a_i x_i|``: it is moved outward by a bound on that rounding
+    error (relative to the cancelled magnitudes, not to the result) before an integer variable's is
+    rounded inward. Sums that overflow give no bound. Bounds that cross prove infeasibility
+    (``Propagated.conflict``)."""
     A = cm.linear_matrix().tocoo()
     linear = np.array([not r.is_quadratic for r in cm.rows], dtype=bool)
     lo_side = np.array([r.lo for r in cm.rows], dtype=float)
@@ -70,24 +105,39 @@ def _propagate(cm: CompiledModel) -> tuple[np.ndarray, np.ndarray, np.ndarray, n
     keep = linear[rows] & (vals != 0)
     rows, cols, vals = rows[keep], cols[keep], vals[keep]
     m = A.shape[0]
+    # a bound on the relative rounding error of a row's sum and one subtraction and division
+    err = (np.bincount(rows, minlength=m)[rows] + 4) * 4 * _EPS
+    conflict: int | None = None
     for _ in range(_PASSES):
         # each term's smallest and largest value a_j x_j over the current box
-        t_lo = np.where(vals > 0, vals * lb[cols], vals * ub[cols])
-        t_hi = np.where(vals > 0, vals * ub[cols], vals * lb[cols])
-        with np.errstate(invalid="ignore"):
-            min_fin = np.bincount(rows, np.where(np.isfinite(t_lo), t_lo, 0.0), m)
-            max_fin = np.bincount(rows, np.where(np.isfinite(t_hi), t_hi, 0.0), m)
-        min_inf = np.bincount(rows, ~np.isfinite(t_lo), m)
-        max_inf = np.bincount(rows, ~np.isfinite(t_hi), m)
+        with np.errstate(over="ignore", invalid="ignore"):
+            t_lo = np.where(vals > 0, vals * lb[cols], vals * ub[cols])
+            t_hi = np.where(vals > 0, vals * ub[cols], vals * lb[cols])
+            lo_fin, hi_fin = np.isfinite(t_lo), np.isfinite(t_hi)
+            min_fin = np.bincount(rows, np.where(lo_fin, t_lo, 0.0), m)
+            max_fin = np.bincount(rows, np.where(hi_fin, t_hi, 0.0), m)
+            size_min = np.bincount(rows, np.where(lo_fin, np.abs(t_lo), 0.0), m)  # what rest_min sums
+            size_max = np.bincount(rows, np.where(hi_fin, np.abs(t_hi), 0.0), m)
+        min_inf = np.bincount(rows, ~lo_fin, m)
+        max_inf = np.bincount(rows, ~hi_fin, m)
         # the other terms' least (greatest) sum: finite only if no other term is unbounded that way
-        own_lo_inf, own_hi_inf = ~np.isfinite(t_lo), ~np.isfinite(t_hi)
-        rest_min = np.where(min_inf[rows] - own_lo_inf == 0, min_fin[rows] - np.where(own_lo_inf, 0.0, t_lo), -np.inf)
-        rest_max = np.where(max_inf[rows] - own_hi_inf == 0, max_fin[rows] - np.where(own_hi_inf, 0.0, t_hi), np.inf)
-        with np.errstate(invalid="ignore", over="ignore"):
+        # (and the sum did not overflow)
+        with np.errstate(over="ignore", invalid="ignore"):
+            rest_min = np.where(
+                (min_inf[rows] - ~lo_fin == 0) & np.isfinite(min_fin[rows]),
+                min_fin[rows] - np.where(lo_fin, t_lo, 0.0), -np.inf,
+            )  # fmt: skip
+            rest_max = np.where(
+                (max_inf[rows] - ~hi_fin == 0) & np.isfinite(max_fin[rows]),
+                max_fin[rows] - np.where(hi_fin, t_hi, 0.0), np.inf,
+            )  # fmt: skip
             from_hi = (hi_side[rows] - rest_min) / vals  # a_j x_j ≤ hi − rest_min
             from_lo = (lo_side[rows] - rest_max) / vals  # a_j x_j ≥ lo − rest_max
-        new_ub = np.where(vals > 0, from_hi, from_lo)
-        new_lb = np.where(vals > 0, from_lo, from_hi)
+            # what the rounding may have moved each candidate by (the magnitudes it cancelled)
+            slack_hi = err * (np.abs(hi_side[rows]) + size_min[rows]) / np.abs(vals)
+            slack_lo = err * (np.abs(lo_side[rows]) + size_max[rows]) / np.abs(vals)
+            new_ub = np.where(vals > 0, from_hi + slack_hi, from_lo + slack_lo)
+            new_lb = np.where(vals > 0, from_lo - slack_lo, from_hi - slack_hi)
         changed = False
         for cand, bound, src, upper in ((new_ub, ub, src_ub, True), (new_lb, lb, src_lb, False)):
             ok = np.flatnonzero(np.isfinite(cand))
@@ -104,9 +154,13 @@ def _propagate(cm: CompiledModel) -> tuple[np.ndarray, np.ndarray, np.ndarray, n
             if tighter.any():
                 bound[j[tighter]], src[j[tighter]] = v[tighter], rows[won[tighter]]
                 changed = True
+        crossed = np.flatnonzero(lb > ub)
+        if len(crossed):
+            conflict = int(crossed[0])
+            break
         if not changed:
             break
-    return lb, ub, src_lb, src_ub
+    return Propagated(lb, ub, src_lb, src_ub, conflict)
 
 
 def _lp_relaxation(cm: CompiledModel, lb: np.ndarray, ub: np.ndarray) -> Session:
@@ -121,20 +175,32 @@ def _lp_relaxation(cm: CompiledModel, lb: np.ndarray, ub: np.ndarray) -> Session
 
 
 def _lp_bound(session: Session, j: int, upper: bool) -> float:
-    """``max x_j`` (``upper``) or ``min x_j`` over the relaxation ``session``; ±inf if unbounded."""
+    """``max x_j`` (``upper``) or ``min x_j`` over the relaxation ``session``, moved outward by the
+    solver's feasibility tolerance; ±inf if unbounded. Raises `InfeasibleModelError` where the
+    relaxation has no point."""
     direction = np.zeros(session.model.num_vars)
     direction[j] = 1.0 if upper else -1.0
     res = session.solve(direction, direction)
+    if res.status == INFEASIBLE:
+        raise InfeasibleModelError(
+            "the model is infeasible: its LP relaxation has no point (bound propagation named no conflicting "
+            "rows); check the constraints' data"
+        )
     if res.status != OPTIMAL or res.x is None:
         return np.inf if upper else -np.inf
-    return float(res.x[j])
+    value = float(res.x[j])
+    return value + (_LP_TOL if upper else -_LP_TOL) * max(1.0, abs(value))
 
 
 def implied_bounds(cm: CompiledModel, needed: list[tuple[int, str]]) -> list[InferredBound]:
     """The bounds the model implies for the variable sides ``needed`` (``(j, "lower" | "upper")``,
     each declared infinite): by propagation where it finds one, else by the LP relaxation; sides
-    the model leaves unbounded are left out (the caller refuses them)."""
-    lb, ub, src_lb, src_ub = _propagate(cm)
+    the model leaves unbounded are left out (the caller refuses them). Raises
+    [`InfeasibleModelError`][ldopt.errors.InfeasibleModelError] where the model has no point."""
+    found = _propagate(cm)
+    if found.conflict is not None:
+        raise InfeasibleModelError(found.conflict_message(cm))
+    lb, ub, src_lb, src_ub = found.lb, found.ub, found.src_lb, found.src_ub
     session: Session | None = None  # the LP relaxation, built on the first side propagation leaves open
     out: list[InferredBound] = []
     for j, side in needed:
@@ -146,7 +212,7 @@ def implied_bounds(cm: CompiledModel, needed: list[tuple[int, str]]) -> list[Inf
             value = _lp_bound(session, j, upper)
             source = "the LP relaxation of the whole model"
             if np.isfinite(value) and cm.var_type[j] != "C":
-                value = np.floor(value + _TOL) if upper else np.ceil(value - _TOL)
+                value = np.floor(value) if upper else np.ceil(value)
         if np.isfinite(value):
             out.append(InferredBound(j, cm.var_names[j], side, float(value), source))
     return out

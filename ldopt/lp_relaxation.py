@@ -25,7 +25,7 @@ import numpy as np
 
 from .arrays import as_batch
 from .compiled import CompiledModel
-from .errors import InputError
+from .errors import InputError, SolverError
 from .optima import Optima, integral_bounds
 from .primal import PrimalHeuristic
 from .problem import Problem
@@ -216,6 +216,13 @@ def lp_optima(problem: Problem, costs: Any) -> tuple[Optima, np.ndarray]:
     heuristic = PrimalHeuristic(problem)
     parts = map_ranges(lambda s, e: _chunk(problem, heuristic, q[s:e]), split(len(q), 4 * num_threads()))
     bound, val, x, lp_x = (np.concatenate(a) for a in zip(*parts, strict=True))
+    bad = np.flatnonzero(~np.isfinite(bound))
+    if len(bad):
+        raise SolverError(
+            f"lp_optima: the LP relaxation has no optimum (infeasible, or unbounded for these costs) for instances "
+            f"{bad[:10].tolist()}{' …' if len(bad) > 10 else ''} ({len(bad)} of {len(q)}); expected a feasible model "
+            "bounded for every cost vector"
+        )
     sign = problem.sign
     value = np.where(np.isfinite(val), sign * val + offset, np.nan)
     return integral_bounds(problem, c, Optima(problem.sense, value, sign * bound + offset, x)), lp_x

@@ -15,7 +15,7 @@ from . import checks
 from .arrays import vector
 from .batch import check_problem, checked, solve_many
 from .compiled import sense_sign
-from .errors import CacheError
+from .errors import CacheError, InputError
 from .problem import Problem
 
 _PROVEN = 1e-9  # relative gap under which an optimum counts as proven
@@ -183,6 +183,10 @@ def integral_bounds(problem: Problem, costs: np.ndarray, opt: Optima) -> Optima:
         Their optima.
     """
     costs, _ = problem.check_costs(costs)
+    if not isinstance(opt, Optima):
+        raise InputError(f"opt: expected an ldopt.regret.Optima (e.g. from optima()), got {type(opt).__name__}")
+    if len(opt.value) != len(costs) or len(opt.bound) != len(costs):
+        raise InputError(f"opt: expected the optima of the {len(costs)} cost vectors given, got {len(opt.value)}")
     cm = problem.compiled
     integer = np.isin(cm.var_type, ("I", "B"))
     open_ = np.flatnonzero(np.isfinite(opt.bound) & (opt.bound != np.round(opt.bound)))  # bounds to round

@@ -68,8 +68,26 @@ def report(opt: Optima, achieved: np.ndarray) -> RegretReport:
     """
     if len(achieved) == 0:
         raise InputError("relative regret: expected at least one instance, got an empty batch")
+    achieved = np.asarray(achieved, dtype=float)
+    if achieved.shape != opt.value.shape:
+        raise InputError(
+            f"relative regret: expected {len(opt.value)} objectives (one per optimum), got {achieved.shape}"
+        )
+    # an infinite bound only leaves the upper end open; NaN (no answer) makes every figure NaN
+    for what, bad_mask in (
+        ("the decisions' objectives", ~np.isfinite(achieved)),
+        ("the optima's bounds", np.isnan(opt.bound)),
+    ):
+        bad = np.flatnonzero(bad_mask)
+        if len(bad):
+            raise InputError(
+                f"relative regret: {what} are not finite for instances {bad[:10].tolist()}"
+                f"{' …' if len(bad) > 10 else ''} ({len(bad)} of {len(achieved)}); expected a feasible, bounded "
+                "instance each (an infeasible or unbounded one has no regret: drop it)"
+            )
     s = opt.sign
-    best = np.where(s * (achieved - opt.value) > 0, achieved, opt.value)  # a decision may beat the incumbent
+    # a decision may beat the incumbent (or be the only feasible point known: no incumbent, NaN)
+    best = np.where(np.isnan(opt.value) | (s * (achieved - opt.value) > 0), achieved, opt.value)
     regrets = s * (best - achieved)
     worst = s * (opt.bound - achieved)  # the regret if the optimum sits at its bound
     lo_abs = np.where(best * opt.bound > 0, np.minimum(np.abs(best), np.abs(opt.bound)), 0.0)

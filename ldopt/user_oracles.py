@@ -14,6 +14,15 @@ block's from above, so every bound stays valid, but its points may violate the b
 heuristic checks every point before using it). [`check_oracle()`][ldopt.user_oracles.check_oracle]
 tests an oracle against an exact solve of its block on random objectives; ``dec.describe()``
 names it.
+
+A user's oracle is verified, not trusted: every answer must be a finite array of the batch's
+shape (written into ``out=`` when one is given) and the objectives it is given are a copy, so an
+oracle that changes them in place changes nothing of ldopt's. Its first use in a decomposition
+solves the first few instances of that batch exactly (``"auto"``: HiGHS, Gurobi or CVXPY) and
+raises [`OracleMismatch`][ldopt.user_oracles.OracleMismatch] where the oracle's point is worse
+than the optimum, violates the block, or (a relaxation) is worth less than the optimum. An oracle
+you have checked yourself (``check_oracle()`` on the objectives it will meet) skips this with
+``verified = True``.
 """
 
 from __future__ import annotations
@@ -29,7 +38,92 @@ from .oracles.base import Oracle
 
 
 class OracleMismatch(SolverError):
-    """An oracle's answer that an exact solve of its block contradicts."""
+    """An oracle's answer that an exact solve of its block contradicts, or that is no answer (a
+    wrong shape, NaN, ``out=`` left unwritten)."""
+
+
+SPOT_CHECKS = 3  # instances of its first batch that a user's oracle is checked on
+_TOL = 1e-6  # relative on values, absolute on violations (check_oracle's default)
+
+
+def _who(oracle: Oracle, k: int) -> str:
+    return f"block {k}'s oracle {oracle.name or type(oracle).__name__}"
+
+
+def answer(oracle: Oracle, k: int, result: Any, shape: tuple[int, ...], out: np.ndarray | None) -> np.ndarray:
+    """The points a user's ``oracle`` (of block ``k``) returned, checked: a finite float array of
+    ``shape``, and ``out`` written where one was given. Raises `OracleMismatch` otherwise."""
+    who = _who(oracle, k)
+    if out is not None and result is None:
+        result = out
+    if not isinstance(result, np.ndarray):
+        raise OracleMismatch(f"{who}: expected a numpy array {shape} from argmax(), got {type(result).__name__}")
+    if result.shape != shape:
+        raise OracleMismatch(f"{who}: expected points of shape {shape} from argmax(), got {result.shape}")
+    if not np.issubdtype(result.dtype, np.number) or np.issubdtype(result.dtype, np.complexfloating):
+        raise OracleMismatch(f"{who}: expected real points from argmax(), got dtype {result.dtype}")
+    if not np.isfinite(result).all():
+        bad = int(np.flatnonzero(~np.isfinite(result).all(axis=1))[0])
+        raise OracleMismatch(f"{who}: expected finite points from argmax(), got NaN or inf for instance {bad}")
+    if out is not None and result is not out and not np.array_equal(out, result):
+        raise OracleMismatch(
+            f"{who}: argmax(lam, out=...) returned its points without writing them into out; "
+            "expected out[...] = x (then return out)"
+        )
+    return np.asarray(result, dtype=float)
+
+
+def checked_argmax(oracle: Oracle, block: Any, lam: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+    """A user's ``oracle`` solving ``lam`` for ``block``: given a copy of ``lam``, its answer
+    checked (`answer`), and on the block's first call (unless ``oracle.verified``) its first
+    `SPOT_CHECKS` instances checked against an exact solve."""
+    if out is not None:
+        out[...] = np.nan  # an oracle that does not write it cannot pass a stale answer off
+    x = answer(oracle, block.index, oracle.argmax(lam.copy(), out), lam.shape, out)
+    if not block.oracle_checked and not oracle.verified and len(lam):
+        _spot_check(oracle, block, lam[:SPOT_CHECKS], x[:SPOT_CHECKS])
+        block.oracle_checked = True
+    return x
+
+
+def _compare(
+    oracle: Oracle, k: int, block_problem: Any, lam: np.ndarray, x: np.ndarray, exact: Any, tol: float
+) -> None:
+    """Raise `OracleMismatch` for the first instance whose point ``x`` an exact solve contradicts."""
+    value = np.einsum("bn,bn->b", lam, x)
+    gap = (value - exact.objective) / np.maximum(1.0, np.abs(exact.objective))
+    violation = block_problem.violation(x)
+    who = _who(oracle, k)
+    for i in range(len(lam)):
+        if oracle.relaxation and gap[i] < -tol:
+            raise OracleMismatch(
+                f"{who}, instance {i}: the relaxation's value {value[i]:.9g} is below the block's optimum "
+                f"{exact.objective[i]:.9g}: it does not contain the block (does it minimise instead of maximise?)"
+            )
+        if not oracle.relaxation and (abs(gap[i]) > tol or violation[i] > tol):
+            raise OracleMismatch(
+                f"{who}, instance {i}: expected a point of the block worth {exact.objective[i]:.9g} (maximising "
+                f"lam·x), got one worth {value[i]:.9g} that violates the block by {violation[i]:.3g} (a "
+                "relaxation? set relaxation = True)"
+            )
+
+
+def _spot_check(oracle: Oracle, block: Any, lam: np.ndarray, x: np.ndarray) -> None:
+    exact = block.problem.solve(lam, solver="auto")
+    if not (exact.status == "optimal").all():  # the exact solver cannot tell: say so rather than trust
+        bad = int(np.flatnonzero(exact.status != "optimal")[0])
+        raise OracleMismatch(
+            f"{_who(oracle, block.index)}: the first-use check could not solve instance {bad} of the block exactly "
+            f"({exact.status[bad]}); check the oracle with check_oracle(dec, {block.index}, solver=...) and set "
+            "verified = True on it"
+        )
+    try:
+        _compare(oracle, block.index, block.problem, lam, x, exact, _TOL)
+    except OracleMismatch as exc:
+        raise OracleMismatch(
+            f"{exc} — found by the first-use check against an exact solve; fix the oracle (check_oracle() tests "
+            "it), or set verified = True on it if you have verified it and the exact solver is wrong"
+        ) from None
 
 
 def attach(dec: Any, oracles: Any) -> dict[int, Oracle]:
@@ -141,28 +235,20 @@ def check_oracle(
         if lam.ndim != 2 or lam.shape[1] != n or not len(lam):
             raise InputError(f"objectives: expected (B, {n}) objectives over the problem's variables, got {lam.shape}")
         instances = len(lam)
-    x = np.asarray(oracle.argmax(lam.copy()), dtype=float)
-    if x.shape != lam.shape:
-        raise OracleMismatch(f"block {k}: the oracle returned shape {x.shape} for objectives {lam.shape}")
+    given, out = lam.copy(), np.full(lam.shape, np.nan)
+    x = answer(oracle, int(k), oracle.argmax(given, out), lam.shape, out)
+    if not np.array_equal(given, lam):
+        raise OracleMismatch(
+            f"{_who(oracle, int(k))}: argmax() changed the objectives it was given in place; expected it to "
+            "leave lam as it is (work on a copy)"
+        )
     exact = block.problem.solve(lam, solver=solver)
     if not (exact.status == "optimal").all():
         bad = int(np.flatnonzero(exact.status != "optimal")[0])
         raise SolverError(f"block {k}: {solver} could not solve instance {bad} exactly ({exact.status[bad]})")
+    _compare(oracle, int(k), block.problem, lam, x, exact, tol)
     value = np.einsum("bn,bn->b", lam, x)
     gap = (value - exact.objective) / np.maximum(1.0, np.abs(exact.objective))
-    violation = block.problem.violation(x)
     relaxation = bool(oracle.relaxation)
-    for i in range(instances):
-        if relaxation and gap[i] < -tol:
-            raise OracleMismatch(
-                f"block {k}, instance {i}: the relaxation's value {value[i]:.9g} is below the block's optimum "
-                f"{exact.objective[i]:.9g}: it does not contain the block"
-            )
-        if not relaxation and (abs(gap[i]) > tol or violation[i] > tol):
-            raise OracleMismatch(
-                f"block {k}, instance {i}: expected a point of the block worth {exact.objective[i]:.9g}, got "
-                f"one worth {value[i]:.9g} that violates the block by {violation[i]:.3g} (a relaxation? set "
-                "relaxation = True)"
-            )
     top = float(np.abs(gap).max()) if not relaxation else float(max(0.0, -gap.min()))
-    return OracleCheck(int(k), instances, relaxation, top, float(violation.max()))
+    return OracleCheck(int(k), instances, relaxation, top, float(block.problem.violation(x).max()))

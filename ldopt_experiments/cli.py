@@ -13,6 +13,7 @@ from typing import Any
 
 import ldopt
 from ldopt.cache import write_text
+from ldopt.interrupts import Terminated, sigterm_as_interrupt
 
 from .arguments import experiment_parser
 from .methods import check_packages, parse_method
@@ -148,12 +149,21 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("command", choices=["experiment", "table"])
     a, _ = ap.parse_known_args(argv[:1])
     try:
-        if a.command == "experiment":
-            experiment_main(argv[1:])
-        else:
-            table_main(argv[1:])
+        with sigterm_as_interrupt():  # a batch system's SIGTERM stops it as Ctrl-C does
+            if a.command == "experiment":
+                experiment_main(argv[1:])
+            else:
+                table_main(argv[1:])
     except ldopt.LdoptError as exc:  # a user's mistake or a solver's refusal: its message, no traceback
         sys.exit(f"ldopt {a.command}: error: {exc}")
+    except KeyboardInterrupt as exc:  # the finished runs are saved; the interrupted one is not
+        term = isinstance(exc, Terminated)
+        print(
+            f"ldopt {a.command}: {'terminated (SIGTERM)' if term else 'interrupted'}: {exc or 'stopped'}; "
+            "the finished runs are saved, --resume trains the others",
+            file=sys.stderr,
+        )
+        sys.exit(143 if term else 130)  # 128 + the signal's number, as a shell reports it
 
 
 def table_main(argv: list[str]) -> None:

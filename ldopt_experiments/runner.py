@@ -17,6 +17,7 @@ import torch
 
 from ldopt.cache import write_text
 from ldopt.errors import InputError
+from ldopt.interrupts import Terminated
 from ldopt.regret import Optima, RegretReport, evaluate, optima
 from ldopt_torch import PAPER, FitResult, LDDataset, OptDataset, Schedule, Validator, fit
 from ldopt_torch.train import training_decompositions
@@ -46,7 +47,9 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
     ``certify`` tightens the test optima's bounds by an LD dual bound.
 
     Every finished run is saved at once (``runs/<run>.json``, merged into ``results.csv`` and
-    ``table.md``, its stages' seconds into ``meta.json``, each written atomically).
+    ``table.md``, its stages' seconds into ``meta.json``, each written atomically). Ctrl-C or
+    SIGTERM during a run's training stops the whole invocation (``KeyboardInterrupt``, or its
+    subclass ``ldopt.interrupts.Terminated``) without saving that run as finished.
     ``resume=True`` keeps the runs already saved under ``out`` and trains only the others, so an
     interrupted invocation goes on where it stopped; it refuses a folder whose ``meta.json``
     records other settings.
@@ -88,6 +91,12 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
                     print(f"  {spec.label:28s} seed {seed}: kept from {saved}", flush=True)
                 continue
             row, curve, result = _one_run(setup, spec, seed, opts, validator, test_opt, ld_data, opt_data, stages)
+            if result.stopped in ("interrupted", "terminated"):  # not a finished run: --resume trains it again
+                if out:
+                    save_meta(setup, opts, out, stages)
+                raise (Terminated if result.stopped == "terminated" else KeyboardInterrupt)(
+                    f"{spec.label} seed {seed} was {result.stopped} after {result.epochs} epochs; not saved"
+                )
             rows.append(row)
             curves.extend(dict(problem=setup.name, size=setup.size, method=name, seed=seed, **c) for c in curve)
             if out and saved is not None:

@@ -32,10 +32,32 @@ def check_parts(model: Any, data: Any, loss: Any, val: Any, optimizer: Any) -> N
                 "optimizer: expected an optimizer over the model's parameters (e.g. torch.optim.Adam("
                 "model.parameters())), got one over none of them; it would train nothing"
             )
+    check_model(model)
     if not hasattr(data, "batches"):
         raise InputError(f"data: expected an lt.LDDataset or lt.OptDataset, got {type(data).__name__}")
     if val is not None and not isinstance(val, Validator) and not (isinstance(val, (tuple, list)) and len(val) == 2):
         raise InputError(f"val: expected (features, costs), an lt.Validator or None, got {type(val).__name__}")
+
+
+def check_model(model: nn.Module) -> None:
+    """The model's floating parameters sit on one device that holds data, in single or double
+    precision (the losses hand predictions to the block solvers as numpy arrays)."""
+    floats = [p for p in model.parameters() if p.is_floating_point()]
+    dtypes = sorted({str(p.dtype) for p in floats})
+    devices = sorted({str(p.device) for p in floats})
+    low = [d for d in dtypes if d in ("torch.bfloat16", "torch.float16")]
+    if low:
+        raise InputError(
+            f"model: expected float32 or float64 parameters (the block solvers take numpy arrays, and half precision "
+            f"loses the costs' digits), got {low[0]}; train it in float32 (model.float()) and cast it after"
+        )
+    if len(devices) > 1:
+        raise InputError(f"model: expected every parameter on one device (batches follow it), got {devices}")
+    if devices == ["meta"]:
+        raise InputError(
+            "model: expected parameters with data, got parameters on the 'meta' device; materialise it first "
+            "(model.to_empty(device='cpu'), then initialise its weights)"
+        )
 
 
 def check_features(model: nn.Module, data: Any, validator: Validator | None) -> None:

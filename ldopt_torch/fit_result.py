@@ -65,9 +65,11 @@ class FitResult:
 
     @property
     def improved(self) -> bool | None:
-        """Whether training beat its warm start on validation (``None`` without a warm start): where
-        it did not, the model returned is the start's."""
-        return None if self.start is None else self.best_epoch > 0
+        """Whether training beat its warm start on validation: where it did not, the model returned
+        is the start's. ``None`` where nothing was compared (no warm start, or no validation)."""
+        if self.start is None or not np.isfinite(self.best_val):
+            return None
+        return self.best_epoch > 0
 
     @property
     def improvement_t(self) -> float:

@@ -57,8 +57,13 @@ class Surrogate(ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if not cls.name:
+        if isinstance(cls.name, str) and not cls.name:
             return
+        if not isinstance(cls.name, str) or any(ch in cls.name for ch in ":, ") or not cls.name.isprintable():
+            raise InputError(
+                f"surrogate {cls.__qualname__}: expected a name of letters, digits and signs such as '+' or '-' "
+                f"(no ':', ',' or space: the harness's methods read 'ld:name:...'), got {cls.name!r}"
+            )
         known = SURROGATES.get(cls.name)
         if known is not None and known.__qualname__ != cls.__qualname__:
             raise InputError(f"surrogate name {cls.name!r}: expected a new name, got one of {known.__qualname__}")

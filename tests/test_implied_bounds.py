@@ -24,7 +24,9 @@ def test_propagated_bounds_contain_the_lp_relaxation(seed, k, n):
     lb = np.where(rng.random(n) < 0.5, 0.0, -rng.integers(0, 3, n).astype(float))
     model = linear_model(A, lo, hi, lb, np.full(n, np.inf), domain=pyo.Reals)
     cm = ldopt.Problem.from_pyomo(model, model.c).compiled
-    lo_b, hi_b, src_lo, src_hi = _propagate(cm)
+    found = _propagate(cm)
+    assert found.conflict is None  # x = 0 is feasible when every lb ≤ 0
+    lo_b, hi_b, src_lo, src_hi = found.lb, found.ub, found.src_lb, found.src_ub
     assert (hi_b <= cm.var_ub).all() and (lo_b >= cm.var_lb).all()  # only ever tightened
     relaxed = ldopt.Problem.from_pyomo(model, model.c)
     for j in range(n):

@@ -401,6 +401,8 @@ def test_numba_gets_a_cache_folder_where_it_has_none(monkeypatch, tmp_path):
     monkeypatch.setattr(jit.caching, "FunctionCache", nowhere)
     monkeypatch.setattr(jit.config, "CACHE_DIR", "")
     monkeypatch.setattr(jit.tempfile, "gettempdir", lambda: str(tmp_path))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "not-a-folder"))  # no user cache folder either
+    (tmp_path / "not-a-folder").write_text("")
     assert not jit.has_cache_locator()
     folder = jit.ensure_cache_dir()
     assert folder is not None and folder.startswith(str(tmp_path)) and folder == jit.config.CACHE_DIR

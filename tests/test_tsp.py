@@ -108,7 +108,7 @@ def test_priced_flows_go_to_the_exact_fallback(small):
     lam[:3, fx] = 0.0  # the first three price only edges: closed form
     before = oracle.fallback_count
     solver = dec.block(tree).solver("auto")
-    oracle.warned = False
+    oracle._warned = False
     with pytest.warns(UserWarning, match="mode='shared'"):
         x = solver.argmax(lam)
     assert oracle.fallback_count - before == 3

@@ -113,7 +113,7 @@ def test_a_relaxation_keeps_every_bound_valid_and_the_check_tells_it_from_an_exa
     assert np.all(exact <= bound + 1e-5 * np.abs(bound))  # a weaker dual (both LD* to the master's tolerance)
     wrong = ldopt.decompose(p, oracles={0: NoRow()})  # the same points claimed exact
     with pytest.raises(
-        OracleMismatch, match=r"block 0, instance \d+: expected a point of the block.*relaxation = True"
+        OracleMismatch, match=r"block 0's oracle \w+, instance \d+: expected a point of the block.*relaxation = True"
     ):
         check_oracle(wrong, 0)
     assert dec.key != ldopt.decompose(p).key and dec.key != wrong.key  # caches keep them apart

@@ -62,10 +62,12 @@ class Form(ABC):
 
     def evaluate(self, solvers: list[Any], obj: np.ndarray, X: np.ndarray) -> np.ndarray:
         """Solve every subproblem for ``obj`` (the block solvers of the decomposition), writing the
-        solutions into ``X``; their optimal values ``(b, S)``."""
+        solutions into ``X``; their optimal values ``(b, S)`` (a solver's proven bound where it
+        exceeds its point's value)."""
+        excess = np.zeros(X.shape[:2])
         for s, k in enumerate(self.solves()):
-            solvers[k].argmax(obj[:, s], out=X[:, s])
-        return np.einsum("bsn,bsn->bs", obj, X)
+            solvers[k].argmax(obj[:, s], out=X[:, s], excess=excess[:, s])
+        return np.einsum("bsn,bsn->bs", obj, X) + excess
 
     def offer_primal(
         self, heuristic: PrimalHeuristic, q: np.ndarray, X: np.ndarray, p_val: np.ndarray, p_x: np.ndarray,

@@ -237,7 +237,9 @@ def column_generation(
                 masters[b].penalise(penalty[b])
             lam[t] = link  # the link rows' duals (HiGHS's sign, ∂value/∂rhs): λ_k on block k's support
         its[idx] += 1
-        point = lam if smoothing == 0 else smoothing * best_lam[idx] + (1 - smoothing) * lam
+        # the master's duals meet Σ_k λ_k = q only to the LP's tolerance, and a bound needs it exactly
+        lam = price.project(lam, idx)
+        point = lam if smoothing == 0 else price.project(smoothing * best_lam[idx] + (1 - smoothing) * lam, idx)
         X = np.zeros((len(idx), sup.nnz))
         bounds = price(point, X, masters, idx)
         if smoothing:  # where the smoothed point does not improve, price the master's own duals too
@@ -286,7 +288,7 @@ class _Pricing:
     def __call__(self, lam: np.ndarray, X: np.ndarray, masters: list[_Master], idx: np.ndarray) -> np.ndarray:
         """Solve every block at ``lam`` for instances ``idx`` into ``X`` (both ``(b, nnz)``), add
         each block's point to its master, and return the Lagrangian bounds ``Σ_k max λ_k·x``."""
-        self.form.solve_blocks(self.solvers, lam, X)
+        values = self.form.solve_blocks(self.solvers, lam, X)
         for t, b in enumerate(idx):
             masters[b].add(X[t])
-        return np.einsum("bi,bi->b", lam, X) + self.box_value[idx]
+        return values.sum(axis=1) + self.box_value[idx]

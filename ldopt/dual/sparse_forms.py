@@ -83,17 +83,21 @@ class _OnSupports(Form):
     def buffer(self, b: int, n: int) -> np.ndarray:
         return np.empty((b, self.width()))
 
-    def solve_blocks(self, solvers: list[Any], obj: np.ndarray, out: np.ndarray) -> None:
+    def solve_blocks(self, solvers: list[Any], obj: np.ndarray, out: np.ndarray) -> np.ndarray:
         """Every block's copy on its support for the flat objectives ``obj``, into ``out``: the
-        closed-form rows by groups of one shape (`ldopt.oracles.row_groups`), the others one by one."""
+        closed-form rows by groups of one shape (`ldopt.oracles.row_groups`), the others one by one.
+        Returns each block's optimal value ``(b, m)`` (a solver's proven bound where it exceeds
+        its point's value)."""
         if self._groups is None:  # the run's solvers do not change
             self._groups = row_groups(solvers, self.sup)
         groups, single = self._groups
         for group in groups:
             group.solve(obj, out)
+        excess = np.zeros((obj.shape[0], self.m))
         for k in single:
             at = self.sup.block(k)
-            out[:, at] = solvers[k].argmax_on(obj[:, at], self.sup.variables(k))
+            out[:, at] = solvers[k].argmax_on(obj[:, at], self.sup.variables(k), excess=excess[:, k])
+        return self.sup.block_sums(obj * out) + excess
 
     def box(self, base: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The box's best point for ``base`` ``(b, n)`` and each variable's value there."""
@@ -118,9 +122,9 @@ class SparseShared(_OnSupports):
 
     def evaluate(self, solvers: list[Any], obj: np.ndarray, X: np.ndarray) -> np.ndarray:
         nnz = self.nnz
-        self.solve_blocks(solvers, obj[:, :nnz], X[:, :nnz])
+        values = self.solve_blocks(solvers, obj[:, :nnz], X[:, :nnz])
         X[:, nnz:], h = self.box(obj[:, nnz:])
-        return np.concatenate([self.sup.block_sums(obj[:, :nnz] * X[:, :nnz]), h.sum(axis=1, keepdims=True)], axis=1)
+        return np.concatenate([values, h.sum(axis=1, keepdims=True)], axis=1)
 
     def bounds(self, values: np.ndarray) -> np.ndarray:
         return values.sum(axis=1, keepdims=True)
@@ -166,11 +170,11 @@ class SparseJoint(_OnSupports):
     def evaluate(self, solvers: list[Any], obj: np.ndarray, X: np.ndarray) -> np.ndarray:
         nnz, sums = self.nnz, self.sup.block_sums
         main, light = slice(0, nnz), slice(nnz, 2 * nnz)
-        self.solve_blocks(solvers, obj[:, main], X[:, main])
-        self.solve_blocks(solvers, obj[:, light], X[:, light])
+        main_values = self.solve_blocks(solvers, obj[:, main], X[:, main])
+        light_values = self.solve_blocks(solvers, obj[:, light], X[:, light])
         X[:, 2 * nnz :], h = self.box(obj[:, 2 * nnz :])
         off = h.sum(axis=1, keepdims=True) - sums(self.sup.gather(h))  # main d's box part, off S_d
-        return np.concatenate([sums(obj[:, main] * X[:, main]) + off, sums(obj[:, light] * X[:, light])], axis=1)
+        return np.concatenate([main_values + off, light_values], axis=1)
 
     bounds = Joint.bounds
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from dataclasses import fields, is_dataclass
 
 import numpy as np
 
+from ..cache import digest
 from ..compiled import CompiledModel
 from ..errors import SolverError
 
@@ -22,6 +24,7 @@ class Oracle(ABC):
 
     name: str = ""
     relaxation: bool = False  # solves a superset of the block (`ldopt.user_oracles`): bounds only
+    verified: bool = False  # a user's oracle checked by its author: no first-use spot check (`ldopt.user_oracles`)
     fallback_solver: str = "auto"  # the registry solver the block falls back to
     fallback: Callable[[np.ndarray], np.ndarray] | None = None
     fallback_count: int = 0
@@ -70,8 +73,18 @@ class Oracle(ABC):
         return self.name
 
     def key(self) -> str:
-        """What identifies the oracle in cache keys (its class, and whether it is a relaxation)."""
-        return f"{type(self).__module__}.{type(self).__qualname__}" + (":relaxation" if self.relaxation else "")
+        """What identifies the oracle in cache keys: its class, whether it is a relaxation, and a
+        digest of its parameters (a dataclass's fields, else its public attributes; a nested
+        oracle by its own key), so that oracles of one class with other parameters never share
+        cached multipliers. Override it where those attributes do not say what the oracle solves."""
+        if is_dataclass(self):
+            params = {f.name: getattr(self, f.name) for f in fields(self)}
+        else:
+            params = {k: v for k, v in getattr(self, "__dict__", {}).items() if not k.startswith("_")}
+        skip = ("fallback", "fallback_count", "fallback_solver", "verified")
+        params = {k: v.key() if isinstance(v, Oracle) else v for k, v in params.items() if k not in skip}
+        kind = f"{type(self).__module__}.{type(self).__qualname__}" + (":relaxation" if self.relaxation else "")
+        return f"{kind}:{digest(params)[:16]}"
 
     def run_fallback(self, lam: np.ndarray) -> np.ndarray:
         """Solve ``lam`` with the fallback solver, or raise if none is set.

@@ -19,12 +19,16 @@ from __future__ import annotations
 
 import itertools
 from abc import abstractmethod
+from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 
 from ..compiled import CompiledModel
-from ..errors import DecompositionError
+from ..errors import DecompositionError, InfeasibleModelError
 from .base import Oracle
+
+T = TypeVar("T")
 
 MAX_COMBOS = 64
 
@@ -74,6 +78,17 @@ def row_greedy(
 def _whole(v: np.ndarray, step: float = 1.0) -> bool:
     fin = v[np.isfinite(v)] / step
     return bool(np.all(np.abs(fin - np.round(fin)) < 1e-9))
+
+
+def _named(block: CompiledModel, build: Callable[[], T]) -> T:
+    """``build()``, whose refusal of a row that cannot hold over its variables' bounds becomes an
+    `InfeasibleModelError` naming the row (the model has no point at all)."""
+    try:
+        return build()
+    except DecompositionError as exc:
+        raise InfeasibleModelError(
+            f"the model is infeasible: row '{block.rows[0].name}' cannot hold within its variables' bounds ({exc})"
+        ) from None
 
 
 class _Row:
@@ -167,7 +182,7 @@ class LinearRowOracle(_OneRow):
             alpha = np.abs(r.a[r.on])
             if len(r.conts) or not np.allclose(alpha, alpha[0]) or not _whole(np.array([r.lo, r.hi]), alpha[0]):
                 return None
-        return cls(r.a, r.lo, r.hi, r.lb, r.ub)
+        return _named(block, lambda: cls(r.a, r.lo, r.hi, r.lb, r.ub))
 
     def describe(self) -> str:
         return f"linear row over {len(self.on)} variables: closed form (fractional knapsack)"
@@ -244,7 +259,7 @@ class MixedRowOracle(_OneRow):
         if float(np.prod(sizes)) > MAX_COMBOS:
             return None
         values = [np.arange(r.lb[j], r.ub[j] + 0.5) for j in r.ints]
-        return cls(r, np.array(list(itertools.product(*values)), dtype=float))
+        return _named(block, lambda: cls(r, np.array(list(itertools.product(*values)), dtype=float)))
 
     def _combine(self, lam: np.ndarray, x: np.ndarray, ints: np.ndarray, conts: np.ndarray) -> None:
         """The best combination per instance, written into ``x`` at columns ``ints`` and ``conts``

@@ -168,6 +168,39 @@ def variable_index(problem: Any, num_nodes: int) -> tuple[np.ndarray, np.ndarray
     return positions(problem.compiled.var_names, num_nodes)
 
 
+def same_data(problem: Any, num_nodes: int, demand: np.ndarray, capacity: float, vehicles: int) -> None:
+    """Raise ``InputError`` unless ``problem`` is the model of ``build_model(num_nodes, demand,
+    capacity, vehicles)`` in these data: its loads' bounds ``(q_v, Q)`` and its depot's degree row
+    ``≤ 2V`` (an oracle built for other demands would bound another problem).
+
+    Parameters
+    ----------
+    problem
+        The compiled model.
+    num_nodes
+        Nodes, the depot included.
+    demand
+        The customers' demands ``(n − 1,)`` (checked).
+    capacity
+        The vehicles' capacity.
+    vehicles
+        The most vehicles.
+    """
+    cm = problem.compiled
+    _, _, ux = positions(cm.var_names, num_nodes)
+    depot = next((r for r in cm.rows if r.name == "deg[0]"), None)
+    model_q, model_cap = cm.var_lb[ux], cm.var_ub[ux]
+    if not np.array_equal(model_q, demand):
+        mine, given = str(np.round(model_q, 6).tolist())[:120], str(demand.tolist())[:120]
+        raise InputError(f"demand: expected the model's own demands {mine}, got {given}")
+    if not np.all(model_cap == capacity):
+        raise InputError(f"capacity: expected the model's own ({float(model_cap.max()):g}), got {capacity:g}")
+    if depot is None:
+        raise InputError(f"problem: expected the model of cvrp.build_model({num_nodes}, ...), got one without deg[0]")
+    if depot.hi != 2 * vehicles:
+        raise InputError(f"vehicles: expected the model's own ({depot.hi / 2:g}), got {vehicles}")
+
+
 def positions(var_names: Any, num_nodes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """[`variable_index()`][ldopt.problems.cvrp.variable_index] from the variables' names.
 

@@ -51,7 +51,7 @@ class KForest(Oracle):
 
     name = "k-forest"
     relaxation = True
-    warned = False  # said once that arcs or loads were priced (the slow path)
+    _warned = False  # said once that arcs or loads were priced (the slow path)
 
     def __init__(
         self, num_nodes: int, fewest: int, vehicles: int, edge_vars: Any, other_vars: Any, num_vars: int
@@ -82,6 +82,7 @@ class KForest(Oracle):
             The most vehicles.
         """
         n, q, Q, V = cvrp.check(num_nodes, demand, capacity, vehicles)
+        cvrp.same_data(problem, n, q, Q, V)  # another problem's demands would bound nothing of this one
         ex, yx, ux = cvrp.variable_index(problem, n)
         return cls(n, cvrp.min_vehicles(q, Q), V, ex, np.concatenate((yx, ux)), problem.num_vars)
 
@@ -96,8 +97,8 @@ class KForest(Oracle):
         w, priced = edge_objectives(lam, self.edge_vars, self.other_vars)
         x = np.zeros((len(lam), self.num_vars))
         x[:, self.edge_vars] = self.forests(w)
-        if priced.any() and not self.warned:
-            self.warned = True
+        if priced.any() and not self._warned:
+            self._warned = True
             warnings.warn(
                 "k-forest oracle: objectives that price the arcs or loads go to the block's HiGHS solver "
                 "(exact, slow); expected zero objectives there: use mode='shared' with the sparse layout",

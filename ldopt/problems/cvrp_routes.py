@@ -69,7 +69,7 @@ def routes(
     n, q, Q, V = cvrp.check(num_nodes, demand, capacity, vehicles)
     how = checks.choice("solver", solver, ("auto", "gurobi", "highs"))
     E = np.array(edges(n))
-    c = np.asarray(costs, dtype=float)
+    c = checks.real_array("costs", costs)  # NaN would never close the cut loop
     if c.ndim != 2 or c.shape[1] != len(E):
         raise InputError(f"costs: expected (B, {len(E)}) edge costs for {n} nodes, got shape {c.shape}")
     cuts = _Cuts(n, E, q, Q)

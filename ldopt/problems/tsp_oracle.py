@@ -67,7 +67,7 @@ class OneTree(Oracle):
     """
 
     name = "1-tree"
-    warned = False  # said once that flows were priced (the slow path)
+    _warned = False  # said once that flows were priced (the slow path)
 
     def __init__(self, num_nodes: int, edge_vars: Any, flow_vars: Any, num_vars: int) -> None:
         n = self.n = int(num_nodes)
@@ -123,8 +123,8 @@ class OneTree(Oracle):
         edges, flows = self.one_trees(w)
         x[:, self.edge_vars] = edges
         x[:, self.flow_vars] = flows
-        if priced.any() and not self.warned:
-            self.warned = True
+        if priced.any() and not self._warned:
+            self._warned = True
             warnings.warn(
                 "1-tree oracle: objectives that price the flows go to the block's HiGHS solver (exact, "
                 "slow); expected zero flow objectives: use mode='shared' with the sparse layout "

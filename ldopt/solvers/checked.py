@@ -11,6 +11,9 @@ holds to ``ROW_TOL`` relative to the magnitude of its terms (``Σ|a_j x_j|``, it
 times Gurobi's default ``FeasibilityTol`` and HiGHS's ``mip_feasibility_tolerance`` (1e-6, both
 absolute on the scaled model) — a bound to ``ROW_TOL`` relative to the bound, integrality to
 ``INT_TOL`` (Gurobi's ``IntFeasTol``; HiGHS's is tighter).
+
+A linear MIP's feasible answer is also checked against its LP relaxation's rays
+(`ldopt.solvers.rays`): a solver that calls an unbounded model optimal is answered `UNBOUNDED`.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..compiled import CompiledModel
-from .base import HAS_SOLUTION, VIOLATED, InstanceResult, Session
+from .base import HAS_SOLUTION, UNBOUNDED, VIOLATED, InstanceResult, Session
+from .rays import RayCheck
 
 ROW_TOL = 1e-5
 INT_TOL = 1e-5
@@ -79,12 +83,16 @@ class FeasibilityCheck:
 
 @dataclass
 class CheckedSession(Session):
-    """A session whose every answer with a point is checked (see the module docstring)."""
+    """A session whose every answer with a point is checked (see the module docstring); a linear
+    MIP's answer also against the rays of its LP relaxation (`ldopt.solvers.rays`)."""
 
     inner: Session
 
     def __post_init__(self) -> None:
         self._check = FeasibilityCheck(self.model)
+        cm = self.model
+        self._mip_rays = bool((cm.var_type != "C").any()) and not any(r.is_quadratic for r in cm.rows)
+        self._rays: RayCheck | None = None  # built at the first answer that needs it
 
     def solve(self, q: np.ndarray, cost: np.ndarray, start: np.ndarray | None = None) -> InstanceResult:
         res = self.inner.solve(q, cost, start)
@@ -92,6 +100,14 @@ class CheckedSession(Session):
             return res
         worst, what = self._check.worst(np.asarray(res.x, dtype=float))
         if worst <= 1.0:
+            if self._mip_rays:
+                self._rays = self._rays or RayCheck(self.model)
+                if self._rays.improving(np.asarray(q, dtype=float)):
+                    return InstanceResult(
+                        None, np.nan, UNBOUNDED,
+                        f"the solver answered {res.status!s}, but the LP relaxation has a direction that improves "
+                        "this cost without end from its feasible point: the model is unbounded",
+                    )  # fmt: skip
             return res
         return InstanceResult(
             None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..compiled import CompiledModel
 from ..errors import SolverUnavailableError
@@ -78,8 +79,13 @@ class GurobiSession(Session):
         lin = [k for k, r in enumerate(model.rows) if not r.is_quadratic]
         if lin:
             A = model.linear_matrix(lin)
-            lo = np.array([model.rows[k].lo for k in lin])
-            hi = np.array([model.rows[k].hi for k in lin])
+            # each row scaled by a power of two (exact) to a largest coefficient near 1: Gurobi's
+            # feasibility tolerance is absolute, so a row of 1e-3 coefficients would hold to 0.1%
+            top = np.asarray(abs(A).max(axis=1).todense()).ravel()
+            scale = np.exp2(-np.round(np.log2(np.where(top > 0, top, 1.0))))
+            A = sp.diags(scale) @ A
+            lo = np.array([model.rows[k].lo for k in lin]) * scale
+            hi = np.array([model.rows[k].hi for k in lin]) * scale
             eq = lo == hi
             up = ~eq & np.isfinite(hi)
             dn = ~eq & np.isfinite(lo)
@@ -91,6 +97,11 @@ class GurobiSession(Session):
                 m.addMQConstr(r.P, r.dense(model.num_vars), "<", r.hi, x, x, x)
         m.ModelSense = gp.GRB.MAXIMIZE if model.sense == "max" else gp.GRB.MINIMIZE
         m.Params.MIPGap = options.gap
+        if options.gap == 0:  # exact means exact: no absolute gap, and the tightest tolerances
+            m.Params.MIPGapAbs = 0.0
+            m.Params.IntFeasTol = 1e-9
+            m.Params.FeasibilityTol = 1e-9
+            m.Params.OptimalityTol = 1e-9
         if options.time_limit is not None:
             m.Params.TimeLimit = options.time_limit
         # Gurobi's default is every core per solve, however many solves run at once
