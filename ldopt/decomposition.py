@@ -78,7 +78,8 @@ SOLVER_SLACK = 1e-7
 fraction of ``Σ_j |λ_j| max(|lb_j|, |ub_j|, |x_j|)`` over the block's rows' variables: HiGHS's
 and Gurobi's feasibility and optimality tolerances (1e-7 to 1e-6, absolute, on an objective
 scaled to a largest coefficient of 1) let their "optimal" miss by up to about 1e-8 of that range
-on the audit's models (coefficients from 1e-6 to 1e8); a Lagrangian bound adds it for every block such a solver solves."""
+on the audit's models (coefficients from 1e-6 to 1e8); a Lagrangian bound adds it for every
+block such a solver solves."""
 
 
 class BlockSolver:
