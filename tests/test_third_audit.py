@@ -437,6 +437,10 @@ def test_an_oracle_that_ignores_out_is_named_where_a_buffer_is_passed(small):
     np.testing.assert_array_equal(solver.argmax(lam), exact)
     with pytest.raises(OracleMismatch, match="without writing them into out"):
         solver.argmax(lam, out=np.empty_like(lam))
+    if lt is not None:  # training named the learning rate (TrainingError); the training set now names the oracle
+        dec = ldopt.decompose(p, oracles={0: _NoOut(rows[0], caps[0])})
+        with pytest.raises(OracleMismatch, match="block 0's oracle enum: argmax.*out"):
+            lt.LDDataset(dec, np.zeros((len(C), 2)), C, progress=False)
 
 
 def test_a_right_user_oracle_passes_and_verified_skips_the_check(small):
