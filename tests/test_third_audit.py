@@ -439,7 +439,7 @@ def test_an_oracle_that_ignores_out_is_named_where_a_buffer_is_passed(small):
         solver.argmax(lam, out=np.empty_like(lam))
     if lt is not None:  # training named the learning rate (TrainingError); the training set now names the oracle
         dec = ldopt.decompose(p, oracles={0: _NoOut(rows[0], caps[0])})
-        with pytest.raises(OracleMismatch, match="block 0's oracle enum: argmax.*out"):
+        with pytest.raises(OracleMismatch, match=r"block 0's oracle enum: argmax.*out"):
             lt.LDDataset(dec, np.zeros((len(C), 2)), C, progress=False)
 
 
