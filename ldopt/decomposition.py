@@ -73,22 +73,14 @@ def _block_model(
     )
 
 
-SOLVER_SLACK = 1e-7
-"""What a registry solver's proven block optimum may still fall short of the true one by, as a
-fraction of ``Σ_j |λ_j| max(|lb_j|, |ub_j|, |x_j|)`` over the block's rows' variables: HiGHS's
-and Gurobi's feasibility and optimality tolerances (1e-7 to 1e-6, absolute, on an objective
-scaled to a largest coefficient of 1) let their "optimal" miss by up to about 1e-8 of that range
-on the audit's models (coefficients from 1e-6 to 1e8); a Lagrangian bound adds it for every
-block such a solver solves."""
-
-
 class BlockSolver:
     """Solves ``max λ·x`` over one block for batches of ``λ``: an oracle or a registry solver.
 
     A registry solver's point may be worth less than the block's optimum (a MIP solved to its
-    tolerances); the amount its proven bound exceeds the point's value, and `SOLVER_SLACK` of the
-    objective's range, are added to ``excess`` where a caller passes one, so that Lagrangian bounds
-    stay bounds. A user's oracle
+    tolerances); the amount its proven bound exceeds the point's value is added to ``excess`` where
+    a caller passes one, so that Lagrangian bounds stay bounds (to the solver's tolerances, which
+    an objective scaled to a largest coefficient of 1 keeps relative: about 1e-8 of
+    ``Σ_j |λ_j| max|x_j|`` on the third audit's models, from HiGHS; exact oracles have none). A user's oracle
     (`ldopt.user_oracles`) is checked on every call (shape, NaN, ``out=`` written) and, on its
     first, against an exact solve of a few instances."""
 
@@ -104,7 +96,8 @@ class BlockSolver:
                     "use solver='auto' or a solver name for it"
                 )
         self.yours = self.oracle is not None and self.oracle is block.user_oracle
-        cm = block.compiled  # the variables its rows touch (every one, where a row is quadratic)
+        cm = block.compiled  # the variables its rows touch (every one, where a row is quadratic): what
+        # scales its objectives, the same whatever the layout
         quadratic = any(r.is_quadratic for r in cm.rows)
         self._support = np.arange(cm.num_vars) if quadratic else np.unique(cm.linear_matrix().indices)
         self._local = threading.local()  # a call's fallback solves whose bound exceeds their point
@@ -119,7 +112,7 @@ class BlockSolver:
         # each objective scaled by a power of two (exact) to a largest coefficient near 1: a solver's
         # optimality tolerance is absolute, so a coefficient of 1e-6 next to others of 1e-3 would be
         # taken for 0 (Gurobi then proved an optimum 4.7e-4 below the block's, relative)
-        top = np.abs(lam[:, self._support]).max(axis=1, initial=0.0)  # the same whatever the layout
+        top = np.abs(lam[:, self._support]).max(axis=1, initial=0.0)
         scale = np.exp2(-np.round(np.log2(np.where(top > 0, top, 1.0))))
         s = self.block.problem.solve(lam * scale[:, None], solver=name)
         if not (s.status == OPTIMAL).all():
@@ -130,17 +123,8 @@ class BlockSolver:
             )
         if excess is not None:  # the solver's proven bound above its point's value (a MIP's tolerances)
             over = s.bound / scale - np.einsum("bn,bn->b", lam, s.x)
-            excess += np.where(np.isfinite(over) & (over > 0), over, 0.0) + SOLVER_SLACK * self._reach(lam, s.x)
+            excess += np.where(np.isfinite(over) & (over > 0), over, 0.0)
         return s.x
-
-    def _reach(self, lam: np.ndarray, x: np.ndarray) -> np.ndarray:
-        """``Σ_j |λ_j| max(|lb_j|, |ub_j|, |x_j|)`` over the block's rows' variables (an infinite
-        bound, which the rows close, left out): how far the block's objective ranges."""
-        cm, on = self.block.compiled, self._support
-        lb, ub = cm.var_lb[on], cm.var_ub[on]
-        far = np.maximum(np.abs(x[:, on]), np.where(np.isfinite(lb), np.abs(lb), 0.0))
-        far = np.maximum(far, np.where(np.isfinite(ub), np.abs(ub), 0.0))
-        return (np.abs(lam[:, on]) * far).sum(axis=1)
 
     def _fallback(self, lam: np.ndarray, name: str) -> np.ndarray:
         """An oracle's fallback solve; where its bound exceeds its point, the amounts wait (by
