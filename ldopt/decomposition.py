@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -96,10 +97,6 @@ class BlockSolver:
                     "use solver='auto' or a solver name for it"
                 )
         self.yours = self.oracle is not None and self.oracle is block.user_oracle
-        cm = block.compiled  # the variables its rows touch (every one, where a row is quadratic): what
-        # scales its objectives, the same whatever the layout
-        quadratic = any(r.is_quadratic for r in cm.rows)
-        self._support = np.arange(cm.num_vars) if quadratic else np.unique(cm.linear_matrix().indices)
         self._local = threading.local()  # a call's fallback solves whose bound exceeds their point
         if self.oracle is not None:
             self.name = self.oracle.name
@@ -107,6 +104,15 @@ class BlockSolver:
             oracle.fallback = lambda lam: self._fallback(lam, oracle.fallback_solver)
         else:
             self.name, _ = block.problem.session(name)
+
+    @cached_property
+    def _support(self) -> np.ndarray:
+        """The variables the block's rows touch (every one, where a row is quadratic): what scales
+        a registry solve's objectives, the same whatever the layout (built at the first such solve)."""
+        cm = self.block.compiled
+        if any(r.is_quadratic for r in cm.rows):
+            return np.arange(cm.num_vars)
+        return np.unique(cm.linear_matrix().indices)
 
     def _registry_argmax(self, lam: np.ndarray, name: str, excess: np.ndarray | None = None) -> np.ndarray:
         # each objective scaled by a power of two (exact) to a largest coefficient near 1: a solver's

@@ -88,8 +88,9 @@ def checked_argmax(oracle: Oracle, block: Any, lam: np.ndarray, out: np.ndarray 
 
 def _compare(
     oracle: Oracle, k: int, block_problem: Any, lam: np.ndarray, x: np.ndarray, exact: Any, tol: float
-) -> None:
-    """Raise `OracleMismatch` for the first instance whose point ``x`` an exact solve contradicts."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """Raise `OracleMismatch` for the first instance whose point ``x`` an exact solve contradicts;
+    else each instance's relative gap to the exact value and its violation of the block."""
     value = np.einsum("bn,bn->b", lam, x)
     gap = (value - exact.objective) / np.maximum(1.0, np.abs(exact.objective))
     violation = block_problem.violation(x)
@@ -106,6 +107,7 @@ def _compare(
                 f"lam·x), got one worth {value[i]:.9g} that violates the block by {violation[i]:.3g} (a "
                 "relaxation? set relaxation = True)"
             )
+    return gap, violation
 
 
 def _spot_check(oracle: Oracle, block: Any, lam: np.ndarray, x: np.ndarray) -> None:
@@ -246,9 +248,7 @@ def check_oracle(
     if not (exact.status == "optimal").all():
         bad = int(np.flatnonzero(exact.status != "optimal")[0])
         raise SolverError(f"block {k}: {solver} could not solve instance {bad} exactly ({exact.status[bad]})")
-    _compare(oracle, int(k), block.problem, lam, x, exact, tol)
-    value = np.einsum("bn,bn->b", lam, x)
-    gap = (value - exact.objective) / np.maximum(1.0, np.abs(exact.objective))
+    gap, violation = _compare(oracle, int(k), block.problem, lam, x, exact, tol)
     relaxation = bool(oracle.relaxation)
     top = float(np.abs(gap).max()) if not relaxation else float(max(0.0, -gap.min()))
-    return OracleCheck(int(k), instances, relaxation, top, float(block.problem.violation(x).max()))
+    return OracleCheck(int(k), instances, relaxation, top, float(violation.max()))

@@ -15,50 +15,48 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..compiled import CompiledModel
-from .highs import quiet_highs
+from ..compiled import CompiledModel, Row
+from .base import OPTIMAL, SolverOptions
+from .highs import HighsSession
 
 RAY_TOL = 1e-7  # an improving direction worth less than this × max(1, |q|∞) in the unit box is noise
 
 
+def _cone(model: CompiledModel, up: np.ndarray, down: np.ndarray) -> CompiledModel:
+    """The LP over directions ``(d⁺, d⁻)`` in the unit box (``d⁺`` for the variables unbounded
+    above, ``d⁻`` below): the model's rows on ``d = d⁺ − d⁻`` with every finite side 0."""
+    A = model.linear_matrix().tocsc()
+    D = sp.hstack([A[:, up], -A[:, down]]).tocsr()
+    k = D.shape[1]
+    rows = []
+    for t, r in enumerate(model.rows):
+        at = slice(D.indptr[t], D.indptr[t + 1])
+        lo, hi = (0.0 if np.isfinite(r.lo) else -np.inf), (0.0 if np.isfinite(r.hi) else np.inf)
+        rows.append(Row(r.name, r.component, D.indices[at], D.data[at], lo, hi))
+    names = [f"d+{model.var_names[j]}" for j in up] + [f"d-{model.var_names[j]}" for j in down]
+    return CompiledModel(
+        var_names=names, var_lb=np.zeros(k), var_ub=np.ones(k), var_type=np.full(k, "C"), sense="max",
+        q0=np.zeros(k), Q=sp.identity(k, format="csr"), k0=0.0, r=np.zeros(k), rows=rows, cost_keys=list(range(k)),
+    )  # fmt: skip
+
+
 class RayCheck:
     """The recession cone of a linear model's LP relaxation, as an LP over directions ``d = d⁺ − d⁻``
-    in the unit box (only the variables unbounded that way move)."""
+    in the unit box (only the variables unbounded that way move), on a HiGHS session."""
 
     def __init__(self, model: CompiledModel) -> None:
-        import highspy  # noqa: PLC0415  (ldopt's one required solver, imported where it runs)
-
         self.up = np.flatnonzero(~np.isfinite(model.var_ub))
         self.down = np.flatnonzero(~np.isfinite(model.var_lb))
         self.sign = 1.0 if model.sense == "max" else -1.0
-        A = model.linear_matrix().tocsc()
-        D = sp.hstack([A[:, self.up], -A[:, self.down]]).tocsc()
-        lo = np.array([r.lo for r in model.rows], dtype=float)
-        hi = np.array([r.hi for r in model.rows], dtype=float)
-        k = D.shape[1]
-        h = quiet_highs()
-        lp = highspy.HighsLp()
-        lp.num_col_, lp.num_row_ = k, D.shape[0]
-        lp.col_cost_, lp.col_lower_, lp.col_upper_ = np.zeros(k), np.zeros(k), np.ones(k)
-        lp.row_lower_ = np.where(np.isfinite(lo), 0.0, -np.inf)
-        lp.row_upper_ = np.where(np.isfinite(hi), 0.0, np.inf)
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        lp.a_matrix_.start_ = D.indptr.astype(np.int32)
-        lp.a_matrix_.index_ = D.indices.astype(np.int32)
-        lp.a_matrix_.value_ = D.data
-        lp.sense_ = highspy.ObjSense.kMaximize
-        self.k, self.highs, self._idx = k, h, np.arange(k, dtype=np.int32)
-        self._optimal = highspy.HighsModelStatus.kOptimal
-        h.passModel(lp)
+        k = len(self.up) + len(self.down)
+        self.session = HighsSession(_cone(model, self.up, self.down), SolverOptions()) if k else None
         self.pointed = k == 0 or self._best(np.ones(k)) <= RAY_TOL  # no direction at all: nothing to check
 
     def _best(self, w: np.ndarray) -> float:
         """``max w·(d⁺, d⁻)`` over the cone in the unit box (``inf`` where HiGHS cannot tell)."""
-        self.highs.changeColsCost(self.k, self._idx, w)
-        self.highs.run()
-        if self.highs.getModelStatus() != self._optimal:
-            return np.inf
-        return float(self.highs.getInfo().objective_function_value)
+        assert self.session is not None
+        res = self.session.solve(w, w)
+        return float(res.bound) if res.status == OPTIMAL else np.inf
 
     def improving(self, q: np.ndarray) -> bool:
         """Whether the linear objective ``q`` (the model's sense) improves along some direction of
