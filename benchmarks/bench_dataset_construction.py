@@ -22,6 +22,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import ldopt
+from ldopt.dual import DualSettings
 from ldopt.problems import knapsack
 
 
@@ -107,7 +108,12 @@ def main() -> None:
     sub = slice(0, args.paper_subsample)
     t0 = time.perf_counter()
     paper = dec.dual(
-        costs[sub], iterations=args.paper_iterations, step="adam", independent=True, tol=0.0, progress=True
+        costs[sub],
+        DualSettings(tol=0.0),
+        iterations=args.paper_iterations,
+        step="adam",
+        mode="independent",
+        progress=True,
     )
     t_paper_sub = time.perf_counter() - t0
     per_d = np.stack([paper.bound_of(k) for k in range(m)], axis=1)  # (b, m)

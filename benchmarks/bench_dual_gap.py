@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ldopt.dual import lagrangian_bound
+from ldopt.dual import DualSettings, lagrangian_bound
 from ldopt_experiments import protocol
 
 MODES = ["shared", "independent", "joint"]
@@ -48,9 +48,9 @@ def family(name: str, instances: int) -> dict:
     )
     for mode in MODES:
         for step in STEPS:
-            extra = {} if mode == "shared" or step == "master" else dict(mu0="symmetric")
+            start = None if mode == "shared" or step == "master" else DualSettings(mu0="symmetric")
             t0 = time.perf_counter()
-            r = setup.dec.dual(C, mode=mode, step=step, progress=False, **extra)
+            r = setup.dec.dual(C, start, mode=mode, step=step, progress=False)
             seconds = time.perf_counter() - t0
             gap = np.abs(r.run_bounds - ref.bound[:, None]) / np.maximum(1.0, np.abs(ref.bound[:, None]))
             out["runs"][f"{mode}:{step}"] = dict(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 import ldopt
+from ldopt.dual import DualSettings
 from ldopt.problems import knapsack, set_cover, shift_scheduling
 
 
@@ -33,7 +34,7 @@ def main() -> None:
         opt = p.solve(costs, solver="highs").objective
         dec = ldopt.decompose(p)
         for mode, mu0, iterations in runs:
-            r = dec.dual(costs, mode=mode, mu0=mu0, iterations=iterations, progress=False)
+            r = dec.dual(costs, DualSettings(mu0=mu0), mode=mode, iterations=iterations, progress=False)
             found = np.isfinite(r.primal_objective).mean()
             print(
                 f"{name:17s} {mode:6s} mu0={mu0!s:9s} {iterations:3d} steps: median bound/optimum "

@@ -67,8 +67,8 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
     for name in a.problems:
         s = knapsack_setup(100, train=200, val=50, test=200) if name == "knapsack" else FAMILIES[name](train=200)
-        dual = {} if name == "knapsack" else dict(iterations=300, mode="shared")
-        data = lt.LDDataset(s.dec, *s.train, **dual, progress=False)
+        dual = lt.DEFAULTS.dual if name == "knapsack" else lt.DEFAULTS.dual.merged(iterations=300, mode="shared")
+        data = lt.LDDataset(s.dec, *s.train, dual, progress=False)
         val = lt.Validator(s.problem, *s.val, solver="highs")
         test_opt = optima(s.problem, s.test[1], "highs")
         for kw in settings:

@@ -49,7 +49,7 @@ def main() -> None:
     rows: list[dict[str, object]] = []
     for name in a.problems:
         s, mode = _setup(name)
-        data = lt.LDDataset(s.dec, *s.train, progress=False, **s.dual)
+        data = lt.LDDataset(s.dec, *s.train, progress=False)  # mu0="auto": symmetric (a quadratic row)
         val = lt.Validator(s.problem, *s.val, solver="auto")
         for config in a.configs:
             scale, sigma = config.split(":")

@@ -2,10 +2,11 @@
 
 Times, in one process and on the same instances: one warm HiGHS solve of the LP relaxation per
 instance (the baseline: one session, each solve warm from the last, the fastest way), the training
-set's multipliers from the LP's duals (``LDDataset(..., mu0="lp")``: the LP solve from ldopt's one
-start basis, the split, one evaluation of the 50 blocks' bounds and the primal heuristic), and the
-previous default (30 joint Polyak steps from the symmetric start). Prints each one's seconds per
-instance, its ratio to the LP solve, and its bound and primal value against the LP's optimum;
+set's multipliers with the defaults (``LDDataset(dec, F, C)``: ``mu0="auto"`` starts from the LP's
+duals on these 10,000-wide rows and prices them once — the LP solve from ldopt's one start basis,
+the split, one evaluation of the 50 blocks' bounds and the primal heuristic), and the previous
+default (30 joint Polyak steps from the symmetric start). Prints each one's seconds per instance,
+its ratio to the LP solve, and its bound and primal value against the LP's optimum;
 saves ``benchmarks/results/pyepo_knapsack/lp_multipliers.json``.
 
     python benchmarks/bench_lp_multipliers.py                 # 64 instances, about 1 minute
@@ -45,7 +46,7 @@ def main() -> None:
     model = knapsack.build_model(weights, np.full(50, 500.0))
     p = ldopt.Problem.from_pyomo(model, model.c)
     dec = ldopt.decompose(p)
-    lt.LDDataset(dec, F[:2], C[:2], mode="joint", iterations=1, mu0="lp", progress=False)  # compile, warm up
+    lt.LDDataset(dec, F[:2], C[:2], progress=False)  # compile, warm up
     relaxed = HighsSession(relaxed_problem(p).compiled, SolverOptions())
     relaxed.solve(C[0], C[0])  # the baseline: one thread, warm from instance to instance (the fastest)
     t = time.perf_counter()
@@ -54,12 +55,12 @@ def main() -> None:
     lp_s = (time.perf_counter() - t) / len(C)
     lp = solve_relaxation(p, C)  # the LP's optima to compare the bounds with
     rows = {}
-    for name, kwargs, count in [
-        ("LP start (mu0='lp', 1 joint evaluation)", dict(iterations=1, mu0="lp"), len(C)),
-        ("old default (30 joint steps, symmetric start)", dict(iterations=30), a.default),
+    for name, dual, count in [
+        ("the defaults (mu0='auto': the LP start, 1 joint evaluation)", lt.DEFAULTS.dual, len(C)),
+        ("old default (30 joint steps, symmetric start)", lt.DEFAULTS.dual.merged(mu0="symmetric"), a.default),
     ]:
         t = time.perf_counter()
-        data = lt.LDDataset(dec, F[:count], C[:count], mode="joint", progress=False, **kwargs)
+        data = lt.LDDataset(dec, F[:count], C[:count], dual, progress=False)
         per = (time.perf_counter() - t) / count
         r = data.result
         rows[name] = dict(

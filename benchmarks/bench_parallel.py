@@ -69,7 +69,7 @@ def main() -> None:
     assert np.array_equal(r.lam, ref.lam), "Dask differs from serial"
     rows["Dask LocalCluster, 2 workers"] = t
     sub = d.costs[: a.independent_instances]
-    ikw = dict(kw, independent=True, step="adam", chunk_size=max(1, len(sub) // 10))
+    ikw = dict(kw, mode="independent", step="adam", chunk_size=max(1, len(sub) // 10))
     paper = {}
     for workers in (1, 2):
         with parallel.local_pool(workers) as ex:

@@ -57,7 +57,7 @@ def main() -> None:
     a = ap.parse_args()
     torch.set_num_threads(1)
     s = portfolio_setup(a.assets, test=10)
-    data = lt.LDDataset(s.dec, *s.train, progress=False, **s.dual)
+    data = lt.LDDataset(s.dec, *s.train, progress=False)  # mu0="auto": symmetric (a quadratic row)
     rows = []
     for kind, variant in LOSSES:
         train(s, data, kind, variant, 1, True)  # compile and warm up outside the timing

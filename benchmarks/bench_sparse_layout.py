@@ -30,6 +30,7 @@ import pyomo.environ as pyo
 
 import ldopt
 import ldopt_torch as lt
+from ldopt.dual.settings import Layout
 from ldopt.dual.support import Support
 from ldopt.problems import knapsack
 from ldopt_experiments.zoo import _location
@@ -66,10 +67,10 @@ def _peak_gb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
 
 
-def _dataset(dec: ldopt.Decomposition, costs: np.ndarray, **options: Any) -> tuple[lt.LDDataset, float]:
+def _dataset(dec: ldopt.Decomposition, costs: np.ndarray, layout: Layout) -> tuple[lt.LDDataset, float]:
     F = np.random.default_rng(0).normal(size=(len(costs), 5))
     t0 = time.perf_counter()
-    data = lt.LDDataset(dec, F, costs, progress=False, **options)
+    data = lt.LDDataset(dec, F, costs, lt.DEFAULTS.dual.merged(layout=layout), progress=False)
     return data, time.perf_counter() - t0
 
 

@@ -120,7 +120,7 @@ def measure(case: Case, epochs: int, seed: int) -> dict:
     """One model's row: the test regret (%) of each method."""
     mean = np.repeat(case.Ct.mean(0, keepdims=True), len(case.Cs), axis=0)
     row = dict(model=case.name, constant=case.regret(mean), mse=case.mse(epochs, seed))
-    paper = lt.LDDataset(case.dec, case.Ft, case.Ct, progress=False, preset=lt.PAPER)
+    paper = lt.LDDataset(case.dec, case.Ft, case.Ct, lt.PAPER.dual, progress=False)
     symmetric = lt.LDDataset(case.dec, case.Ft, case.Ct, progress=False)
     for label, data, preset in (
         ("ld_paper", paper, lt.PAPER),

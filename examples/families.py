@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ldopt.regret import evaluate
-from ldopt_experiments import cli
+from ldopt_experiments import cli, protocol_dual
 from ldopt_experiments.arguments import integer_at_least
 from ldopt_experiments.protocol import FAMILIES, Setup
 
@@ -70,8 +70,7 @@ def main() -> None:
             a,
             patience=a.patience,
             eval_every=a.eval_every,
-            iterations=300,
-            dual=dict(mode="shared"),
+            dual=protocol_dual("shared", iterations=300),
             resume=a.resume,
         )
         constant_regret(setup, a.solver, Path(a.out))

@@ -28,7 +28,7 @@ import json
 import time
 from pathlib import Path
 
-from ldopt_experiments import knapsack_setup, load_rows
+from ldopt_experiments import knapsack_setup, load_rows, protocol_dual
 from ldopt_experiments.arguments import integer_at_least, positive_number
 from ldopt_experiments.cli import example
 from ldopt_experiments.plots import plot_stages
@@ -69,8 +69,7 @@ def main() -> None:
         a.methods,
         a,
         evaluations=8,
-        iterations=a.iterations,
-        dual=dict(mode=a.dual),
+        dual=protocol_dual(a.dual, iterations=a.iterations),
         time_limit=a.time_limit,
         certify=a.certify_iterations > 0,
         certify_iterations=max(1, a.certify_iterations),

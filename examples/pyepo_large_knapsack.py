@@ -171,7 +171,9 @@ def main() -> None:
     p, (x_train, c_train, x_test, c_test), weights = instance(a.train, a.test)
     dec = ldopt.decompose(p)
     t = stage("data, model, decomposition", t0)
-    data = lt.LDDataset(dec, x_train, c_train, mode="joint", iterations=a.iterations, mu0="lp", progress=False)
+    data = lt.LDDataset(
+        dec, x_train, c_train, lt.DEFAULTS.dual.merged(mu0="lp"), iterations=a.iterations, progress=False
+    )
     t = stage(f"multipliers ({a.train} instances)", t)
     optima, lp_true = ldopt.lp_optima(p, c_test)
     lp_value = p.objective(lp_true, c_test)

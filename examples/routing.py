@@ -208,7 +208,9 @@ def run_seed(a: argparse.Namespace, i: int, done: frozenset[str] = frozenset()) 
     x_tr, c_tr, _, _, x_te, c_te = split(a.nodes, a.deg, seed, a.train, a.val, a.test)
     r = Routing(a, seed)
     t = time.perf_counter()
-    data = lt.LDDataset(r.dec, x_tr, c_tr, mode="shared", iterations=a.iterations, progress=False)
+    data = lt.LDDataset(
+        r.dec, x_tr, c_tr, lt.DEFAULTS.dual.merged(mode="shared"), iterations=a.iterations, progress=False
+    )
     multipliers_s = time.perf_counter() - t
     opt, optima_s = test_optima(a, r, seed, c_te)
     rows, fitted, seconds = [], {}, {}

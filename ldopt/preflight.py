@@ -1,9 +1,10 @@
 """What to expect from a decomposition before training on it: ``ldopt.check(dec, costs)``.
 
 On a small sample of cost vectors it reports each block's solver (its exact oracle, or why none
-fits), the bounds the decomposition inferred, the quality of the bounds — the default dual's and
-the exact Lagrangian bound ``LD*`` against the problem's optimum — and the time and memory per
-instance of the training sets' default multipliers (``LDDataset``'s joint μ-form run).
+fits), the bounds the decomposition inferred, and for the multipliers a training set would carry
+(``LDDataset``'s, [`TRAINING`][ldopt.dual.settings.TRAINING] by default): the start and step
+rule they use and why, their bound and the exact Lagrangian bound ``LD*`` against the problem's
+optimum, and their time and memory per instance.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ import numpy as np
 from . import checks
 from .decomposed import Decomposition
 from .decomposition import Block
-from .dual import lagrangian_bound, solve_dual
+from .dual import DualSettings, lagrangian_bound, solve_dual
 from .dual.settings import TRAINING
+from .dual.solve import lp_start_fits, resolve_settings
 from .implied_bounds import InferredBound, listing
 from .solvers.base import HAS_SOLUTION
 
@@ -68,28 +70,33 @@ class CheckReport:
     proven
         Which of those optima are proven.
     dual_bound
-        The default ``dec.dual``'s bound per instance.
+        The training multipliers' bound per instance.
     ld_bound
-        The exact Lagrangian bound ``LD*`` per instance.
-    dual_step
-        The step rule the default dual used.
+        The exact Lagrangian bound ``LD*`` per instance (column generation's best bound where it
+        did not converge within ``time_limit``).
+    ld_converged
+        Whether column generation converged (``ld_bound`` is ``LD*``) per instance.
+    dual
+        The training multipliers' settings, every ``"auto"`` resolved (mode, iterations, step rule,
+        start, layout).
+    start_why
+        Why ``mu0="auto"`` chose that start (empty when the start was given).
     seconds_per_instance
-        The default training set's construction time per instance.
+        The training multipliers' construction time per instance.
     bytes_per_instance
-        The default training set's memory per instance.
-    layout
-        Where the default training set keeps its multipliers (``"sparse"``: each block's support).
+        Their memory per instance.
     """
 
     blocks: list[BlockReport]
     optimum: np.ndarray  # the sample's optimal (or best found) objectives, user's sense
     proven: np.ndarray  # whether each optimum is proven
-    dual_bound: np.ndarray  # the default dec.dual's bound
+    dual_bound: np.ndarray  # the training multipliers' bound
     ld_bound: np.ndarray  # the exact Lagrangian bound LD*
-    dual_step: str
-    seconds_per_instance: float  # LDDataset's default multipliers
+    ld_converged: np.ndarray
+    dual: DualSettings
+    start_why: str
+    seconds_per_instance: float
     bytes_per_instance: int
-    layout: str = "dense"
 
     @staticmethod
     def _gap(bound: np.ndarray, opt: np.ndarray) -> float:
@@ -99,7 +106,7 @@ class CheckReport:
 
     @property
     def dual_gap(self) -> float:
-        """The default dual's median relative distance to the optimum."""
+        """The training multipliers' median relative distance to the optimum."""
         return self._gap(self.dual_bound, self.optimum)
 
     @property
@@ -115,18 +122,27 @@ class CheckReport:
             if b.inferred:
                 lines.append(f"    {listing(b.inferred)}")
         proven = int(self.proven.sum())
+        why = f" (mu0='auto': {self.start_why})" if self.start_why else ""
         lines += [
             f"bounds on {len(self.optimum)} instances ({proven} optima proven), median distance to the optimum:",
-            f"  dec.dual (default, step {self.dual_step!r}): {self.dual_gap:.2%}",
-            f"  the exact Lagrangian bound LD*: {self.ld_gap:.2%}",
-            "training sets (LDDataset's default multipliers: one joint run of 30 Polyak steps from the "
-            f"symmetric start, {self.layout} layout): {self.seconds_per_instance * 1e3:.1f} ms and "
-            f"{self.bytes_per_instance / 1e3:.1f} kB per instance",
+            f"  the training multipliers: {self.dual_gap:.2%}",
+            f"  the exact Lagrangian bound LD*: {self.ld_gap:.2%}"
+            + ("" if self.ld_converged.all() else " (column generation stopped at the time limit: LD* is below)"),
+            f"training multipliers: {self.dual.mode} mode, {self.dual.iterations} {self.dual.step_name} "
+            f"iteration(s) from the {self.dual.mu0!r} start{why}, {self.dual.layout} layout: "
+            f"{self.seconds_per_instance * 1e3:.1f} ms and {self.bytes_per_instance / 1e3:.1f} kB per instance",
         ]
         return "\n".join(lines)
 
 
-def check(dec: Decomposition, costs: Any, *, time_limit: float = 10.0, progress: bool = False) -> CheckReport:
+def check(
+    dec: Decomposition,
+    costs: Any,
+    dual: DualSettings = TRAINING,
+    *,
+    time_limit: float = 10.0,
+    progress: bool = False,
+) -> CheckReport:
     """Measure ``dec`` on a sample of cost vectors ``costs`` (a few: each is solved exactly).
 
     Parameters
@@ -135,16 +151,19 @@ def check(dec: Decomposition, costs: Any, *, time_limit: float = 10.0, progress:
         The decomposition to check.
     costs
         A small sample ``(B, num_costs)`` of cost vectors (e.g. 5 training instances).
+    dual
+        The training set's dual settings (``LDDataset``'s ``dual``; the default is its default).
     time_limit
-        Seconds per exact solve of the whole problem (an unproven optimum is reported as such).
+        Seconds per instance of the exact solve of the whole problem (an unproven optimum is reported
+        as such) and of ``LD*``'s column generation (wide blocks need many rounds).
     progress
         Show progress bars.
 
     Returns
     -------
     CheckReport
-        Per block, its solver and why no exact oracle fits; the bounds' distance to the optimum; the
-        training sets' time and memory per instance.
+        Per block, its solver and why no exact oracle fits; the training multipliers' settings, bound,
+        time and memory per instance; ``LD*``.
     """
     checks.instance("dec", dec, Decomposition, "an ldopt.Decomposition (ldopt.decompose(problem))")
     c, _ = dec.problem.check_costs(costs)
@@ -155,21 +174,23 @@ def check(dec: Decomposition, costs: Any, *, time_limit: float = 10.0, progress:
         blocks.append(BlockReport(b.index, b.describe(), s.name, why, dec.inferred.get(b.index, [])))
     sol = dec.problem.solve(c, solver="auto", time_limit=time_limit)
     solved = np.isin(sol.status, HAS_SOLUTION)
-    default = solve_dual(dec, c, progress=progress)
-    ld = lagrangian_bound(dec, c, progress=progress)
+    checks.instance("dual", dual, DualSettings, "an ldopt.dual.DualSettings (e.g. ldopt.dual.TRAINING)")
+    settings = resolve_settings(dec, dual)
+    ld = lagrangian_bound(dec, c, time_limit=time_limit, progress=progress)
     t0 = time.perf_counter()
-    joint = solve_dual(dec, c, settings=TRAINING, progress=progress)
+    training = solve_dual(dec, c, settings, progress=progress)
     seconds = (time.perf_counter() - t0) / len(c)
-    arrays, _ = joint.to_arrays()
+    arrays, _ = training.to_arrays()
     size = sum(a.nbytes for k, a in arrays.items() if not k.startswith("support_")) // len(c)
     return CheckReport(
         blocks=blocks,
         optimum=np.where(solved, sol.objective, np.nan),
         proven=sol.status == "optimal",
-        dual_bound=default.bound,
+        dual_bound=training.bound,
         ld_bound=ld.bound,
-        dual_step=default.step,
+        ld_converged=ld.converged,
+        dual=settings,
+        start_why=lp_start_fits(dec)[1] if dual.mu0 == "auto" else "",
         seconds_per_instance=seconds,
         bytes_per_instance=int(size),
-        layout=joint.layout,
     )

@@ -20,7 +20,6 @@ import numpy as np
 
 from .arrays import vector
 from .batch import check_problem, checked, solve_many
-from .deprecation import alias
 from .errors import InputError
 from .optima import Optima, integral_bounds, optima, optimal_objectives
 from .problem import Problem
@@ -154,7 +153,6 @@ def regrets(
     *,
     optima: Optima | np.ndarray | None = None,
     executor: Executor | None = None,
-    optimum: Optima | np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per-instance regrets ``(B,)`` (≥ 0 up to solver tolerance) and the true optima ``(B,)``.
 
@@ -175,10 +173,7 @@ def regrets(
         The true optima, or ``None`` (solved here).
     executor
         A ``concurrent.futures.Executor``, or ``None`` (threads).
-    optimum
-        Deprecated: ``optima`` (one name for them across the API).
     """
-    optima = alias("optima", optima, "optimum", optimum, "optima=")
     check_problem(problem, solver)
     pred, _ = problem.check_costs(pred_costs, "pred_costs")
     c, _ = problem.check_costs(costs)
@@ -197,7 +192,6 @@ def relative_regret(
     *,
     optima: Optima | np.ndarray | None = None,
     executor: Executor | None = None,
-    optimum: Optima | np.ndarray | None = None,
 ) -> float:
     """``Σ regret_i / Σ |f(x*(c_i), c_i)|`` — the paper's relative regret (a fraction, not %).
 
@@ -215,10 +209,7 @@ def relative_regret(
         The true optima, or ``None`` (solved here).
     executor
         A ``concurrent.futures.Executor``, or ``None`` (threads).
-    optimum
-        Deprecated: ``optima`` (one name for them across the API).
     """
-    optima = alias("optima", optima, "optimum", optimum, "optima=")
     check_problem(problem, solver)
     r, opt = regrets(problem, pred_costs, costs, solver, optima=optima, executor=executor)
     if len(r) == 0:

@@ -9,6 +9,7 @@ from .methods import BASELINES, GRAMMAR, MethodSpec, label, parse_method
 from .paper import PAPER, paper
 from .protocol import Setup, knapsack_setup, portfolio_setup
 from .results import load_rows, mean_ci, merge_rows, paper_table, save_rows, stem, table
+from .run_options import protocol_dual
 from .runner import RunOptions, run
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "paper_table",
     "parse_method",
     "portfolio_setup",
+    "protocol_dual",
     "report",
     "run",
     "save_rows",

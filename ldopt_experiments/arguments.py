@@ -123,7 +123,7 @@ def experiment_parser(prog: str = "ldopt experiment") -> argparse.ArgumentParser
         "--iterations",
         type=integer_at_least(1),
         default=None,
-        help="subgradient iterations of the multipliers (per run); default LDDataset's: 30, or 300 with --dual shared",
+        help="subgradient iterations of the multipliers (per run); default 30, or 300 with --dual shared",
     )
     ap.add_argument(
         "--dual-step",

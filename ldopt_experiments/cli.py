@@ -20,6 +20,7 @@ from .methods import check_packages, parse_method
 from .plots import plot
 from .protocol import FAMILIES, Setup, knapsack_setup, portfolio_setup
 from .results import Row, load_rows, paper_table, table
+from .run_options import protocol_dual
 from .runner import run
 
 
@@ -60,11 +61,10 @@ def experiment_main(argv: list[str] | None = None, prog: str = "ldopt experiment
         patience=a.patience,
         eval_every=a.eval_every,
         evaluations=a.evaluations,
-        iterations=a.iterations,
         lr=a.lr,
         count_construction=a.count_construction,
         curve_instances=a.curve_instances,
-        dual=dict(mode=a.dual, step=a.dual_step),
+        dual=protocol_dual(a.dual, a.dual_step, a.iterations),
         dynamic=a.dynamic,
         time_limit=a.time_limit,
         certify=a.certify,

@@ -172,7 +172,10 @@ def loss_for(spec: MethodSpec, setup: Any, solver: str, time_limit: float | None
     if spec.kind == "mse":
         return MSELoss(), "static"
     if spec.kind in ("spo+", "imle"):
-        return FullLoss(setup.problem, spec.kind, solver=solver, time_limit=time_limit), "static"
+        full = FullLoss(  # the protocol pins the reference's I-MLE (λ = 10)
+            setup.problem, "spo+" if spec.kind == "spo+" else PAPER.imle(), solver=solver, time_limit=time_limit
+        )
+        return full, "static"
     if spec.kind in ("cave", "cave+"):
         return CaVELoss(setup.problem, plus=spec.kind == "cave+"), "static"
     if spec.kind == "lava":

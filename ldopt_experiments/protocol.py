@@ -4,14 +4,14 @@ decomposition, and standardised train / validation / test splits."""
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
 import ldopt
 from ldopt import problems
 from ldopt.cache import digest
+from ldopt.dual import StartChoice
 from ldopt.problems import knapsack
 
 Split = tuple[np.ndarray, np.ndarray]  # (features, costs)
@@ -41,8 +41,9 @@ class Setup:
         The protocol's learning rate.
     main
         Static mode's main block, or ``None``.
-    dual
-        The LD training sets' dual options.
+    mu0
+        The LD training sets' start where the protocol's ``μ = 1`` does not fit the family (the
+        portfolio's ``"symmetric"``), or ``None``.
     """
 
     name: str
@@ -54,12 +55,14 @@ class Setup:
     test: Split
     lr: float  # the protocol's learning rate for this family
     main: int | None = None  # the static mode's main block (None: the first the method fits, if the blocks are alike)
-    dual: dict[str, Any] = field(default_factory=dict)  # the LD training sets' dual options
+    mu0: float | StartChoice | None = None  # the LD training sets' start, where not the protocol's
 
     @functools.cached_property
     def data_digest(self) -> str:
         """A content hash of the splits and the protocol's settings (a run's key; hashed once)."""
-        return digest(*self.train, *self.val, *self.test, self.main, self.lr, self.dual)
+        return digest(
+            *self.train, *self.val, *self.test, self.main, self.lr, {} if self.mu0 is None else {"mu0": self.mu0}
+        )
 
 
 def splits(F: np.ndarray, C: np.ndarray, n: tuple[int, int, int]) -> tuple[Split, Split, Split]:
@@ -132,7 +135,7 @@ def portfolio_setup(
     p = inst.problem()
     dec = inst.decompose(p)
     tr, va, te = splits(inst.features, inst.costs, (train, val, test))
-    return Setup("portfolio", assets, p, dec, tr, va, te, fam.lr, inst.main_block(dec), dict(mu0="symmetric"))
+    return Setup("portfolio", assets, p, dec, tr, va, te, fam.lr, inst.main_block(dec), "symmetric")
 
 
 def family_setup(

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ldopt_torch import DynamicMultipliers
+from ldopt.dual import DualMode, DualSettings, StepChoice
+from ldopt_torch import PAPER, DynamicMultipliers
 
 
 @dataclass
@@ -28,8 +29,6 @@ class RunOptions:
         Validate every this many epochs (0: the runner's default).
     evaluations
         Validations of a time-budget run.
-    iterations
-        The dual's iterations (``None``: LDDataset's default).
     lr
         The learning rate (``None``: the setup's).
     count_construction
@@ -37,7 +36,8 @@ class RunOptions:
     curve_instances
         Test instances of the budget curves.
     dual
-        Further dual options for the training sets.
+        The LD training sets' dual (the protocol pins ``lt.PAPER.dual``, so that Table 1
+        reproduces; a setup's own start replaces its ``mu0``).
     dynamic
         Multipliers that follow the model, or ``None``.
     time_limit
@@ -60,11 +60,10 @@ class RunOptions:
     patience: int | None = 20
     eval_every: int = 0
     evaluations: int = 12
-    iterations: int | None = None  # LDDataset's default for the dual mode
     lr: float | None = None
     count_construction: bool = False
     curve_instances: int = 200
-    dual: dict[str, Any] = field(default_factory=dict)
+    dual: DualSettings = PAPER.dual
     dynamic: DynamicMultipliers | None = None
     time_limit: float | None = None
     certify: bool = False
@@ -72,6 +71,25 @@ class RunOptions:
     out: str | Path | None = None
     resume: bool = False
     progress: bool = True
+
+
+def protocol_dual(mode: DualMode = "joint", step: StepChoice = "polyak", iterations: int | None = None) -> DualSettings:
+    """The protocol's training-set dual, ``lt.PAPER.dual``, in ``mode`` with the step rule ``step``
+    and ``iterations`` steps (``None``: the preset's 30, or 300 in the shared mode, which is for
+    bounds).
+
+    Parameters
+    ----------
+    mode
+        The dual's mode.
+    step
+        Its step rule's name.
+    iterations
+        Its iterations, or ``None``.
+    """
+    if iterations is None and mode == "shared":
+        iterations = 300
+    return PAPER.dual.merged(mode=mode, step=step, iterations=iterations)
 
 
 class Stages:

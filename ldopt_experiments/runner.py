@@ -10,6 +10,7 @@ seconds spent in every stage (``meta.json``).
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
     (seconds of training; results then depend on the load) validation runs ``evaluations`` times
     at training times doubling up to the budget (``eval_every=k``: every k epochs instead), so slow
     and fast methods get the same number of model selections. ``dual``: the LD training sets'
-    dual solve ([`ldopt_torch.LDDataset`][ldopt_torch.LDDataset] options, e.g. ``dict(mode="joint")``); ``dynamic``:
+    dual ([`DualSettings`][ldopt.dual.DualSettings], ``lt.PAPER.dual`` unless given); ``dynamic``:
     multipliers that follow the model during LD training (their seconds count as training time).
     ``time_limit``: seconds per full-problem solve (optima, validation and test decisions,
     full-problem training), so large problems are evaluated on incumbents with certified bounds;
@@ -151,11 +152,9 @@ def _training_sets(
             lambda: LDDataset(
                 setup.dec,
                 *setup.train,
-                iterations=opts.iterations,
+                opts.dual if setup.mu0 is None else replace(opts.dual, mu0=setup.mu0),
                 cache=cache,
                 progress=opts.progress,
-                preset=PAPER,  # the protocol pins the paper's settings: Table 1 reproduces
-                **{**setup.dual, **opts.dual},
             ),
         )
     if any(s.needs_optima for s in specs.values()):

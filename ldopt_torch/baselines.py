@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import torch
 from torch import nn
@@ -17,7 +17,9 @@ from ldopt import Problem
 from ldopt.errors import InputError
 
 from .batches import Batch, OptBatch
+from .noise import SumOfGamma
 from .predictions import check_finite, like
+from .surrogates import IMLE
 
 
 class MSELoss(nn.Module):
@@ -54,16 +56,13 @@ class FullLoss(nn.Module):
     ----------
     problem
         The problem.
-    method
-        ``"spo+"`` or ``"imle"`` (PyEPO's losses).
+    surrogate
+        ``"spo+"`` (PyEPO's SPO+), ``"imle"`` (PyEPO's I-MLE with [`IMLE`][ldopt_torch.IMLE]'s
+        defaults, as [`LDLoss`][ldopt_torch.LDLoss]'s) or an ``lt.IMLE(n_samples=, sigma=,
+        lambd=, two_sides=)`` (its noise: sum-of-gamma, ``κ = 5``; ``lt.PAPER.imle()`` is the
+        reference's ``λ = 10``).
     solver
         The full problem's solver.
-    n_samples
-        I-MLE's perturbation samples.
-    sigma
-        I-MLE's noise scale.
-    lambd
-        I-MLE's interpolation step.
     processes
         PyEPO's solver processes.
     time_limit
@@ -73,12 +72,9 @@ class FullLoss(nn.Module):
     def __init__(
         self,
         problem: Problem,
-        method: str = "spo+",
+        surrogate: Literal["spo+", "imle"] | IMLE = "spo+",
         *,
         solver: str = "auto",
-        n_samples: int = 1,
-        sigma: float = 1.0,
-        lambd: float = 10.0,
         processes: int = 1,
         time_limit: float | None = None,
     ) -> None:
@@ -89,21 +85,27 @@ class FullLoss(nn.Module):
             raise InputError("FullLoss needs PyEPO: pip install 'ldopt[torch]'") from exc
         from .pyepo_adapter import PyEPOModel  # noqa: PLC0415
 
-        if method not in ("spo+", "imle"):
-            raise InputError(f"method: expected 'spo+' or 'imle', got {method!r}")
-        self.problem, self.method = problem, method
+        if surrogate == "imle":
+            surrogate = IMLE()
+        if not (surrogate == "spo+" or isinstance(surrogate, IMLE)):
+            raise InputError(f"surrogate: expected 'spo+', 'imle' or an lt.IMLE, got {surrogate!r}")
+        if isinstance(surrogate, IMLE) and not isinstance(surrogate.distribution, SumOfGamma):
+            raise InputError("surrogate: expected an lt.IMLE with the default noise (PyEPO draws its own), got another")
+        imle = surrogate if isinstance(surrogate, IMLE) else None
+        self.problem, self.method = problem, "spo+" if imle is None else "imle"
         self.optmodel = PyEPOModel(problem, solver=solver, time_limit=time_limit)
         self.sign = problem.sign
         self._noise = pyepo.func.utils.sumGammaDistribution  # I-MLE's sum-of-gamma law (κ 5), re-seeded by fit
         self.layer: nn.Module = (
             pyepo.func.SPOPlus(self.optmodel, processes=processes)
-            if method == "spo+"
+            if imle is None
             else pyepo.func.implicitMLE(
                 self.optmodel,
-                n_samples=n_samples,
-                sigma=sigma,
-                lambd=lambd,
+                n_samples=imle.n_samples,
+                sigma=imle.sigma,
+                lambd=imle.lambd,
                 distribution=self._noise(kappa=5),
+                two_sides=imle.two_sides,
                 processes=processes,
             )
         )

@@ -16,7 +16,6 @@ import functools
 import warnings
 from collections.abc import Sequence
 from concurrent.futures import Executor
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,42 +24,34 @@ import torch
 
 from ldopt import Decomposition, DualResult, checks
 from ldopt import cache as ldcache
-from ldopt.deprecation import renamed
-from ldopt.dual import DualMode, DualSettings, Rule, StepChoice, resolve_step
-from ldopt.dual.settings import GIVEN, TRAINING, dual_mode, refuse_beside
-from ldopt.dual.support import resolve_layout
+from ldopt.dual import DualSettings, resolve_settings
 from ldopt.errors import CacheError, InputError
 from ldopt.parallel import clear_checkpoint
 
 from .batches import InstanceSet, LDBatch
 from .dataset_options import float32, main_blocks
 from .dynamic import DynamicMultipliers, check_following
-from .presets import Preset, preset_or_default
-
-DEFAULT_MODE: DualMode = TRAINING.mode
-# subgradient iterations when none are given: early-stopped μ-form runs train best (a point deep in
-# the dual's optimal face leaves the main objective small); the shared form is for bounds
-DEFAULT_ITERATIONS = {"joint": TRAINING.iterations, "independent": TRAINING.iterations, "shared": 300}
+from .presets import DEFAULTS
 
 
 class LDDataset(InstanceSet):
     """The training sets ``S^(d)``: features, costs, multipliers ``μ^(d)`` and main solutions.
 
-    One ``dec.dual`` call gives the multipliers of every decomposition in ``decompositions``
-    (``mode``: see [`ldopt.dual.solve_dual()`][ldopt.dual.solve_dual]; ``independent=True`` is ``mode="independent"``).
-    By default one joint μ-form run of 30 iterations (``mode="joint"``) from the symmetric start
-    (every block's objective ``q(c)/m``; it trained LD(SPO+) better than the paper's ``μ = 1`` on
-    13 of 17 models, ``benchmarks/bench_zoo_training.py``): on the MKP the joint run trained
-    LD(SPO+) and LD(IMLE) better than the paper's ``m`` runs of 100 iterations at about 1/30 of
-    their cost (``benchmarks/bench_multipliers.py``); ``iterations`` defaults to 30 for the
-    μ-forms and 300 for ``"shared"``. ``step``: the dual's step rule (``"polyak"``, ``"adam"``,
-    ``"master"``: exact multipliers by column generation, or ``"auto"``, which picks it for narrow
-    blocks; [`ldopt.dual.solve_dual()`][ldopt.dual.solve_dual]).
+    One ``dec.dual`` call with the settings ``dual`` gives the multipliers of every decomposition
+    in ``decompositions``. The default, [`lt.DEFAULTS.dual`][ldopt_torch.presets.DEFAULTS]
+    ([`ldopt.dual.TRAINING`][ldopt.dual.settings.TRAINING]), is one joint μ-form run of 30
+    Polyak steps from the start ``mu0="auto"`` picks: the symmetric start (every block's objective
+    ``q(c)/m``; it trained LD(SPO+) better than the paper's ``μ = 1`` on 13 of 17 models,
+    ``benchmarks/bench_zoo_training.py``), or on a linear model whose blocks all touch at least
+    [`LP_WIDTH`][ldopt.dual.settings.LP_WIDTH] variables the LP relaxation's duals, priced once
+    (2.5× one LP solve an instance on the 10,000 × 50 knapsack,
+    ``benchmarks/bench_lp_multipliers.py``). On the MKP the joint run trained LD(SPO+) and LD(IMLE)
+    better than the paper's ``m`` runs of 100 iterations at about 1/30 of their cost
+    (``benchmarks/bench_multipliers.py``). ``lt.PAPER.dual`` is the paper's start
+    (``μ = 1``) in the dense layout.
     Items carry ``index``, ``d``, ``features``, ``costs``, ``main_objective``
     (``λ_d = q(c) + Σ_{k≠d} μ_k``) and ``main_solution`` (``x_d*``), built per batch;
     `multipliers()` gives ``μ^(d)`` (``(m-1, n)`` an item). `view()` selects the decomposition.
-    The multipliers live on each block's support where that saves memory (``layout``,
-    `ldopt.dual.support`; ``lt.PAPER`` pins the dense layout).
 
     ``dynamic``: a [`DynamicMultipliers`][ldopt_torch.DynamicMultipliers] makes [`fit()`][ldopt_torch.fit] move the
     multipliers towards the model's predictions during training (μ-form modes; off by default, see
@@ -80,38 +71,22 @@ class LDDataset(InstanceSet):
         ``(B, p)`` features, one row per cost vector.
     costs
         ``(B, num_costs)`` true costs.
+    dual
+        The dual's settings, a [`DualSettings`][ldopt.dual.DualSettings] (mode, step rule, start,
+        solvers, layout, ...), passed to ``dec.dual`` and used as the cache key; ``None``:
+        ``lt.DEFAULTS.dual``.
     iterations
-        The dual's steps per run (``None``: 30 for the μ-forms, 300 for ``"shared"``).
+        The dual's steps per run, merged into ``dual`` where given.
     decompositions
         ``"all"`` or the main blocks ``d`` to build ``S^(d)`` for.
     cache
         A folder (the file name comes from the key) or an ``.npz`` path, or ``None``.
-    solver
-        The block solvers, as for ``dec.dual``.
-    step
-        The dual's step rule: ``ldopt.dual.Polyak(...)``, ``Adam(...)``, ``Master()``, or a name:
-        ``"polyak"``, ``"adam"``, ``"master"`` or ``"auto"``.
-    independent
-        ``True``: ``mode="independent"`` (the older spelling).
-    mode
-        ``"joint"`` (default), ``"independent"`` or ``"shared"`` (see ``dec.dual``).
     executor
         A ``concurrent.futures.Executor`` for the dual solve, or ``None``.
     progress
         Show a progress bar.
     dynamic
         A [`DynamicMultipliers`][ldopt_torch.DynamicMultipliers], or ``None`` (fixed multipliers).
-    dual
-        All the dual's settings as one [`DualSettings`][ldopt.dual.DualSettings], passed as is to
-        ``dec.dual`` and used as the cache key; then ``iterations``, ``step``, ``independent``,
-        ``mode``, ``solver``, ``preset`` and the dual options stay unset.
-    preset
-        The defaults of what is left unset (the multipliers' start ``mu0`` and ``layout``):
-        ``lt.DEFAULTS`` (``None``: ``mu0="symmetric"``, chosen on the zoo, and ``layout="auto"``) or
-        ``lt.PAPER`` (``mu0=1`` and the dense layout, the paper's).
-    **dual_options
-        Further settings of the dual solve (``mu0``, ``layout``, ``tol``, ``time_limit``,
-        ``chunk_size``; ``lr`` is deprecated: give the step rule its own parameter).
     """
 
     def __init__(
@@ -119,48 +94,22 @@ class LDDataset(InstanceSet):
         dec: Decomposition,
         features: Any,
         costs: Any,
+        dual: DualSettings | None = None,
+        *,
         iterations: int | None = None,
         decompositions: str | Sequence[int] = "all",
-        *,
         cache: str | Path | None = None,
-        solver: Any = "auto",
-        step: Rule | StepChoice = "polyak",
-        independent: bool = False,
-        mode: str | None = None,
         executor: Executor | None = None,
         progress: bool = True,
         dynamic: DynamicMultipliers | None = None,
-        dual: DualSettings | None = None,
-        preset: Preset | None = None,
-        **dual_options: Any,
     ) -> None:
         checks.instance("dec", dec, Decomposition, "an ldopt.Decomposition (ldopt.decompose(problem))")
         super().__init__(dec.problem, features, costs)
         self.dec = dec
         self.decompositions = main_blocks(decompositions, dec.num_blocks)
-        chunk_size = dual_options.pop("chunk_size", None)  # answers do not depend on it
-        if dual is None:
-            chosen = preset_or_default(preset)
-            dual_options.setdefault("mu0", chosen.mu0)
-            dual_options.setdefault("layout", chosen.layout)
-            if "lr" in dual_options:
-                renamed("LDDataset(..., lr=)", "step=ldopt.dual.Polyak(alpha=...) or Adam(lr=...)")
-            mode = dual_mode(mode, independent, default=DEFAULT_MODE)
-            iterations = DEFAULT_ITERATIONS[mode] if iterations is None else iterations
-            dual = DualSettings(iterations=iterations, mode=mode, step=step, solver=solver, **dual_options)
-        else:
-            checks.instance("dual", dual, DualSettings, "an ldopt.dual.DualSettings or None")
-            keywords = dict(
-                iterations=(iterations, None),
-                step=(step, "polyak"),
-                independent=(independent, False),
-                mode=(mode, None),
-                solver=(solver, "auto"),
-                preset=(preset, None),
-            )
-            refuse_beside("dual=", {**keywords, **{k: (v, GIVEN) for k, v in dual_options.items()}})
-        settings = replace(dual, step=resolve_step(dec, dual.step))  # "auto" resolved for dec, then the layout
-        settings = replace(settings, layout=resolve_layout(dec, settings.layout, settings.mode))
+        base = DEFAULTS.dual if dual is None else dual
+        checks.instance("dual", base, DualSettings, "an ldopt.dual.DualSettings (e.g. lt.PAPER.dual) or None")
+        settings = resolve_settings(dec, base.merged(iterations=iterations))
         self.dynamic = check_following(dynamic, settings.mode)
         self.dual_settings = settings
         self.settings = settings.key()
@@ -168,9 +117,9 @@ class LDDataset(InstanceSet):
         self.loaded_from_cache = False
         self.chunks_computed = self.chunks_loaded = 0
         progress = checks.boolean("progress", progress)
-        solve = functools.partial(
-            dec.dual, self.costs_np, settings=settings, executor=executor, chunk_size=chunk_size, progress=progress
-        )
+        cache = checks.path_or_none("cache", cache)
+        checks.executor_or_none("executor", executor)
+        solve = functools.partial(dec.dual, self.costs_np, settings, executor=executor, progress=progress)
         self._use(self._load_or_solve(cache, solve))
         self.construction_seconds = self.result.seconds  # as measured when built, also when loaded
         self.d = self.decompositions[0]

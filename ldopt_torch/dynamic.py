@@ -29,7 +29,6 @@ import torch
 from torch import nn
 
 from ldopt import checks
-from ldopt.deprecation import alias
 from ldopt.dual import DualResult
 from ldopt.errors import InputError
 
@@ -59,8 +58,6 @@ class DynamicMultipliers:
         Warm-started dual steps per update.
     mix
         Where the steps aim: ``c + mix (ĉ − c)`` (1: the model's predictions; 0: the true costs).
-    lr
-        Deprecated: ``scale`` (``lr`` is Adam's learning rate elsewhere).
     scale
         The steps' scale (Polyak's ``α`` or Adam's rate; ``None``: the training set's step rule's).
     """
@@ -68,7 +65,6 @@ class DynamicMultipliers:
     every: int = 20
     steps: int = 10
     mix: float = 1.0
-    lr: float | None = None
     scale: float | None = None
 
     def __post_init__(self) -> None:
@@ -78,9 +74,7 @@ class DynamicMultipliers:
         if not 0.0 <= mix <= 1.0:
             raise InputError(f"mix: expected a number in [0, 1], got {self.mix!r}")
         object.__setattr__(self, "mix", mix)
-        scale = alias("scale", self.scale, "lr", self.lr, "DynamicMultipliers(scale=...)")
-        object.__setattr__(self, "scale", checks.positive_or_none("scale", scale))
-        object.__setattr__(self, "lr", None)
+        object.__setattr__(self, "scale", checks.positive_or_none("scale", self.scale))
 
     def due(self, epoch: int) -> bool:
         """Whether the multipliers are updated before ``epoch`` (1-based).
@@ -101,7 +95,7 @@ def check_following(policy: Any, mode: str) -> DynamicMultipliers | None:
     if mode not in FOLLOWING_MODES:
         raise InputError(
             f"dynamic: expected a training set of μ-form multipliers (mode in {FOLLOWING_MODES}), got "
-            f"mode={mode!r}; build it with lt.LDDataset(..., mode='joint')"
+            f"mode={mode!r}; build it with lt.LDDataset(..., ldopt.dual.DualSettings(mode='joint', ...))"
         )
     return policy
 

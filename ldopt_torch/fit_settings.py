@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from typing import Any, Literal, cast, get_args
 
 import torch
 
 from ldopt import checks
-from ldopt.deprecation import renamed
 from ldopt.errors import InputError
 
 WarmStart = Literal["auto", "mse", "none"]  # "auto": "mse" for an LD loss with validation
@@ -121,26 +120,3 @@ class FitOptions:
         object.__setattr__(self, "solver", checks.solver_name("solver", self.solver))
         object.__setattr__(self, "threads", checks.positive_int_or_none("threads", self.threads))
         checks.executor_or_none("executor", self.executor)
-
-
-def settings(
-    schedule: Schedule | None, options: FitOptions | None, legacy: dict[str, Any]
-) -> tuple[Schedule, FitOptions]:
-    """The schedule and options of a ``fit`` call, with the older keywords (each a deprecation
-    warning naming its new place) applied on top; an unknown keyword is an error."""
-    schedule = checks.instance("schedule", Schedule() if schedule is None else schedule, Schedule, "an lt.Schedule")
-    options = checks.instance("options", FitOptions() if options is None else options, FitOptions, "an lt.FitOptions")
-    on_schedule = {f.name for f in fields(Schedule)}
-    on_options = {f.name for f in fields(FitOptions)}
-    unknown = sorted(set(legacy) - on_schedule - on_options)
-    if unknown:
-        raise InputError(
-            f"fit: unexpected keyword(s) {unknown}; expected model, data, loss, mode, main, epochs, val, lr, "
-            "seed, progress, schedule=lt.Schedule(...), options=lt.FitOptions(...)"
-        )
-    for key in sorted(legacy):
-        where = "schedule=lt.Schedule" if key in on_schedule else "options=lt.FitOptions"
-        renamed(f"fit(..., {key}=)", f"{where}({key}=...)", stacklevel=4)
-    schedule = replace(schedule, **{k: v for k, v in legacy.items() if k in on_schedule})
-    options = replace(options, **{k: v for k, v in legacy.items() if k in on_options})
-    return schedule, options

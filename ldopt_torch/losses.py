@@ -19,14 +19,13 @@ is the perturbed Fenchel–Young loss against ``x_d``.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import torch
 from torch import nn
 
 from ldopt import Decomposition, checks
-from ldopt.deprecation import alias
 from ldopt.errors import InputError
 
 from .argopt import BlockArgopt
@@ -72,10 +71,10 @@ class LDLoss(nn.Module):
         The decomposition whose main blocks it trains through (the dataset's).
     surrogate
         How the main subproblem's regret is differentiated: a registered name — ``"spo+"``,
-        ``"imle"`` (the reference's 1 sample, σ 1, λ 10, sum-of-gamma κ 5), ``"fy"`` (perturbed
-        Fenchel–Young), ``"exact"`` (the closed form of one convex quadratic row over continuous
-        variables) — or a [`Surrogate`][ldopt_torch.surrogates.Surrogate] with its own settings,
-        e.g. ``lt.IMLE(lambd=100)``.
+        ``"imle"`` (1 sample, σ 1, λ 100, sum-of-gamma κ 5; ``lt.PAPER.imle()`` has the
+        reference's λ 10), ``"fy"`` (perturbed Fenchel–Young), ``"exact"`` (the closed form of one
+        convex quadratic row over continuous variables) — or a
+        [`Surrogate`][ldopt_torch.surrogates.Surrogate] with its own settings, e.g. ``lt.IMLE(sigma=2)``.
     target
         ``"L1"`` (the main subproblem's regret, priced by ``λ_d``) or ``"L2"`` (its decision priced
         by the true costs ``q(c)``).
@@ -83,11 +82,6 @@ class LDLoss(nn.Module):
         The main-block solver: ``"auto"`` (the block's exact oracle when one fits), or a solver name.
     scale
         ``"none"``, ``"costs"`` or ``"unit"``: how each instance's main subproblem is rescaled (above).
-    method, loss
-        Deprecated spellings of ``surrogate`` and ``target``.
-    **imle_options
-        Deprecated: I-MLE's ``n_samples``, ``sigma``, ``lambd``, ``distribution`` and ``two_sides``,
-        now [`IMLE`][ldopt_torch.surrogates.IMLE]'s.
     """
 
     def __init__(
@@ -98,16 +92,11 @@ class LDLoss(nn.Module):
         *,
         solver: str = "auto",
         scale: Scale = "none",
-        method: str | None = None,
-        loss: str | None = None,
-        **imle_options: Any,
     ) -> None:
         super().__init__()
         checks.instance("dec", dec, Decomposition, "an ldopt.Decomposition (ldopt.decompose(problem))")
         self.dec = dec
-        surrogate = alias("surrogate", surrogate, "method", method, "surrogate=", default="spo+")
-        target = alias("target", target, "loss", loss, "target=", default="L1")
-        self.surrogate = make_surrogate(surrogate, imle_options)
+        self.surrogate = make_surrogate(surrogate)
         self.target = checks.choice("target", target, LOSSES)
         self.scale = checks.choice("scale", scale, SCALES)
         self.solver = checks.solver_name("solver", solver)
@@ -125,11 +114,6 @@ class LDLoss(nn.Module):
     def method(self) -> str:
         """The surrogate's registered name (``"spo+"``, ``"imle"``, ...)."""
         return self.surrogate.name or type(self.surrogate).__name__
-
-    @property
-    def loss(self) -> str:
-        """``target`` (the older name)."""
-        return self.target
 
     def reseed(self, seed: int) -> None:
         """Restart the surrogate's noise (I-MLE, FY) from ``seed``; [`fit()`][ldopt_torch.fit] calls it.
@@ -167,7 +151,11 @@ class LDLoss(nn.Module):
         return [name for name in SURROGATES if method_fits(self.dec, name, d)]
 
     def default_main(self, candidates: list[int] | None = None) -> int:
-        """The first block (among ``candidates``) the surrogate fits.
+        """The main block of static training when none is given (what [`fit()`][ldopt_torch.fit]
+        uses): the first of ``candidates`` the surrogate fits, where every block it fits is of one
+        kind (solved alike, e.g. the MKP's knapsack rows). Where they differ no choice is safe — a
+        block whose decision ignores the prediction (the portfolio's budget row picks a vertex
+        whatever the costs) trains nothing — and an ``InputError`` lists them.
 
         Parameters
         ----------
@@ -175,10 +163,17 @@ class LDLoss(nn.Module):
             Block indices to choose from; ``None``: all.
         """
         cands = list(range(self.dec.num_blocks)) if candidates is None else list(candidates)
-        for d in cands:
-            if self.fits(d):
-                return int(d)
-        raise InputError(f"surrogate {self.method!r} fits none of the decompositions {cands}")
+        fits = [int(d) for d in cands if self.fits(d)]
+        if not fits:
+            raise InputError(f"surrogate {self.method!r} fits none of the decompositions {cands}")
+        kinds = {d: self.dec.block(d).solver(self.solver).name for d in fits}
+        if len(set(kinds.values())) <= 1:
+            return fits[0]
+        shown = ", ".join(f"{d} ({self.dec.block(d).describe()}: {kinds[d]})" for d in fits[:6])
+        raise InputError(
+            f"main: static mode needs main= when the blocks differ; expected one of {shown}"
+            f"{', …' if len(fits) > 6 else ''} — the block whose decision the prediction should drive"
+        )
 
     def _check_fit(self, d: int) -> None:
         if not self.fits(d):

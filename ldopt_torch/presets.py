@@ -3,17 +3,18 @@ measurement on the zoo of models others wrote and on the families (``docs/guide.
 [`PAPER`][ldopt_torch.presets.PAPER], the paper's settings, which the Table 1 runs pin so that the
 committed tables reproduce.
 
-A preset fills what a call leaves unset, anything given explicitly winning:
-``lt.LDDataset(dec, F, C, preset=lt.PAPER)`` and ``lt.fit(..., options=lt.PAPER.fit_options())``.
+A preset's parts are the settings objects the entry points take:
+``lt.LDDataset(dec, F, C, lt.PAPER.dual)``, ``lt.fit(..., options=lt.PAPER.fit_options())`` and
+``lt.LDLoss(dec, lt.PAPER.imle())``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, get_args
+from typing import Any
 
 from ldopt import checks
-from ldopt.dual.settings import Layout, Start, start_value
+from ldopt.dual import TRAINING, DualSettings
 from ldopt.errors import InputError
 
 from .fit_settings import FitOptions, WarmStart, warm_start_choice
@@ -28,9 +29,10 @@ class Preset:
     ----------
     name
         The preset's name (shown in reports).
-    mu0
-        [`LDDataset`][ldopt_torch.LDDataset]'s multipliers' start: ``"symmetric"`` (every block's
-        objective ``q(c)/m``: the costs' scale) or a number (the paper's ``μ = 1``).
+    dual
+        [`LDDataset`][ldopt_torch.LDDataset]'s dual: [`TRAINING`][ldopt.dual.settings.TRAINING]
+        (the start ``mu0="auto"`` picks, the layout ``"auto"``), or the paper's start ``μ = 1`` in
+        the dense layout.
     imle_lambda
         I-MLE's interpolation step ``λ`` ([`IMLE`][ldopt_torch.IMLE]): 100, or the reference
         code's 10.
@@ -39,24 +41,19 @@ class Preset:
         on the validation regret) and LD from there, returning the better of the two on validation;
         ``"auto"`` does so for an [`LDLoss`][ldopt_torch.LDLoss] when ``val`` is given; ``"none"``
         trains from the model as it comes.
-    layout
-        Where [`LDDataset`][ldopt_torch.LDDataset]'s multipliers live: ``"auto"`` (on each block's
-        support where that is at most half of ``m × n``), ``"sparse"`` or ``"dense"`` (the paper's).
     """
 
     name: str
-    mu0: float | Start
+    dual: DualSettings
     imle_lambda: float
     warm_start: WarmStart
-    layout: Layout = "auto"
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise InputError(f"name: expected a non-empty string, got {self.name!r}")
-        object.__setattr__(self, "mu0", start_value("mu0", self.mu0))
+        checks.instance("dual", self.dual, DualSettings, "an ldopt.dual.DualSettings")
         object.__setattr__(self, "imle_lambda", checks.positive("imle_lambda", self.imle_lambda))
         object.__setattr__(self, "warm_start", warm_start_choice(self.warm_start))
-        object.__setattr__(self, "layout", checks.choice("layout", self.layout, get_args(Layout)))
 
     def imle(self, **options: Any) -> IMLE:
         """The I-MLE surrogate with this preset's ``λ`` (``options`` set the rest).
@@ -79,20 +76,9 @@ class Preset:
         return FitOptions(**{"warm_start": self.warm_start, **options})
 
 
-def preset_or_default(preset: object) -> Preset:
-    """``preset``, or [`DEFAULTS`][ldopt_torch.presets.DEFAULTS] when it is ``None``.
-
-    Parameters
-    ----------
-    preset
-        A [`Preset`][ldopt_torch.presets.Preset] or ``None``.
-    """
-    return checks.instance("preset", DEFAULTS if preset is None else preset, Preset, "lt.DEFAULTS, lt.PAPER or None")
-
-
-DEFAULTS = Preset("defaults", mu0="symmetric", imle_lambda=100.0, warm_start="auto", layout="auto")
+DEFAULTS = Preset("defaults", dual=TRAINING, imle_lambda=100.0, warm_start="auto")
 """The library's defaults, chosen on the zoo and the families (``benchmarks/bench_zoo_training.py``)."""
 
-PAPER = Preset("paper", mu0=1.0, imle_lambda=10.0, warm_start="none", layout="dense")
-"""The paper's settings (multipliers from ``μ = 1`` in the dense layout, I-MLE's ``λ = 10``, training
+PAPER = Preset("paper", dual=TRAINING.merged(mu0=1.0, layout="dense"), imle_lambda=10.0, warm_start="none")
+"""The paper's settings (the training dual from ``μ = 1`` in the dense layout, I-MLE's ``λ = 10``, training
 from the model as it comes)."""

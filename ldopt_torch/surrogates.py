@@ -23,7 +23,6 @@ import numpy as np
 import torch
 
 from ldopt import Decomposition, checks
-from ldopt.deprecation import renamed
 from ldopt.errors import InputError
 
 from .argopt import BlockArgopt
@@ -248,20 +247,9 @@ class Exact(Surrogate):
         return regret(main, layer(w), layer(lam).detach(), target)
 
 
-IMLE_OPTIONS = ("n_samples", "sigma", "lambd", "distribution", "two_sides")
-
-
-def make_surrogate(surrogate: Any, imle_options: dict[str, Any] | None = None) -> Surrogate:
+def make_surrogate(surrogate: Any) -> Surrogate:
     """A [`Surrogate`][ldopt_torch.surrogates.Surrogate] from an instance or a registered name
-    (with its defaults); ``imle_options`` are ``LDLoss``'s deprecated I-MLE keywords."""
-    if imle_options:
-        unknown = sorted(set(imle_options) - set(IMLE_OPTIONS))
-        if unknown:
-            raise InputError(f"LDLoss: expected keywords among surrogate, target, solver, scale, got {unknown}")
-        keys = ", ".join(f"{k}=" for k in sorted(imle_options))
-        renamed(f"LDLoss(..., {keys})", "lt.IMLE(...) as the surrogate", stacklevel=4)
-        if surrogate == "imle":  # the older LDLoss took and ignored them with its other methods
-            return IMLE(**imle_options)
+    (with its defaults)."""
     if isinstance(surrogate, Surrogate):
         return surrogate
     if isinstance(surrogate, str) and surrogate in SURROGATES:

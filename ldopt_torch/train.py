@@ -39,7 +39,7 @@ from .batches import CostsOnly
 from .dataset import LDDataset
 from .fit_checks import check_features, check_parts
 from .fit_result import FitResult
-from .fit_settings import FitOptions, Schedule, settings
+from .fit_settings import FitOptions, Schedule
 from .loop import Budget, Due, Loop
 from .losses import LDLoss
 from .validation import Validator
@@ -50,7 +50,7 @@ MODES = ("static", "multiple")
 
 def training_decompositions(data: Any, loss: nn.Module, mode: str, main: int | None) -> list[int | None]:
     """The main blocks ``fit`` trains through: ``[None]`` for a loss on the full problem, else the
-    dataset's decompositions that ``loss`` fits (static mode: ``main``, or the default main block).
+    dataset's decompositions that ``loss`` fits (static mode: ``main``, or ``loss.default_main``).
     Raises ``InputError`` for a loss and data that do not go together."""
     checks.choice("mode", mode, MODES)
     if not isinstance(loss, LDLoss):
@@ -70,7 +70,7 @@ def training_decompositions(data: Any, loss: nn.Module, mode: str, main: int | N
         raise InputError(f"method {loss.method!r} fits none of the dataset's decompositions {data.decompositions}")
     if mode == "static":
         if main is None:
-            return [_default_main(data.dec, loss, fits)]
+            return [loss.default_main(fits)]
         if (
             isinstance(main, (bool, np.bool_))
             or not isinstance(main, (int, np.integer))
@@ -80,21 +80,6 @@ def training_decompositions(data: Any, loss: nn.Module, mode: str, main: int | N
         loss._check_fit(int(main))
         return [int(main)]
     return fit_ds
-
-
-def _default_main(dec: Any, loss: LDLoss, candidates: list[int]) -> int:
-    """Static mode's main block when ``main`` is not given: the first candidate where every candidate
-    block is of one kind (solved alike, e.g. the MKP's knapsack rows); otherwise no choice is safe —
-    a block whose decision ignores the prediction (the portfolio's budget row picks a vertex
-    whatever the costs) trains nothing — and the caller must say which."""
-    kinds = {d: dec.block(d).solver(loss.solver).name for d in candidates}
-    if len(set(kinds.values())) <= 1:
-        return candidates[0]
-    shown = ", ".join(f"{d} ({dec.block(d).describe()}: {kinds[d]})" for d in candidates[:6])
-    raise InputError(
-        f"main: static mode needs main= when the blocks differ; expected one of {shown}"
-        f"{', …' if len(candidates) > 6 else ''} — the block whose decision the prediction should drive"
-    )
 
 
 @contextlib.contextmanager
@@ -177,7 +162,6 @@ def fit(
     progress: bool = True,
     schedule: Schedule | None = None,
     options: FitOptions | None = None,
-    **deprecated: Any,
 ) -> FitResult:
     """Train ``model`` (features → costs) on ``data`` with ``loss``; the best model by validation regret.
 
@@ -223,11 +207,6 @@ def fit(
         solver, threads, executor, the warm start); ``None``: its defaults, which start an LD loss
         from the MSE fit when ``val`` is given (``FitResult.start``); ``lt.PAPER.fit_options()``
         trains from the model as it comes.
-    **deprecated
-        The older keywords ``time_budget``, ``patience``, ``eval_every``, ``eval_interval``,
-        ``eval_times``, ``on_validate`` (now the schedule's) and ``optimizer``, ``batch_size``,
-        ``solver``, ``threads``, ``executor`` (now the options'): each still works, with a
-        ``DeprecationWarning`` naming its new place.
 
     Returns
     -------
@@ -235,7 +214,8 @@ def fit(
         The best model (loaded into ``model``), the per-validation history, the best epoch, its
         validation regret, the training time to it and why training stopped.
     """
-    schedule, options = settings(schedule, options, deprecated)
+    schedule = checks.instance("schedule", Schedule() if schedule is None else schedule, Schedule, "an lt.Schedule")
+    options = checks.instance("options", FitOptions() if options is None else options, FitOptions, "an lt.FitOptions")
     budget = Budget(checks.positive_int("epochs", epochs), schedule.time_budget, Due(schedule))
     seed, lr = checks.nonnegative_int("seed", seed), checks.positive("lr", lr)
     check_parts(model, data, loss, val, options.optimizer)

@@ -11,7 +11,6 @@ import torch
 from torch import nn
 
 from ldopt import Problem, checks
-from ldopt.deprecation import alias
 from ldopt.errors import InputError
 from ldopt.regret import Optima, RegretReport, decisions, report
 from ldopt.regret import optima as solve_optima
@@ -48,8 +47,6 @@ class Validator:
         Relative MIP gap (0: exact).
     optima
         The true optima, or ``None`` (solved once here).
-    optimum
-        Deprecated: ``optima``.
     """
 
     def __init__(
@@ -63,9 +60,7 @@ class Validator:
         time_limit: float | None = None,
         gap: float = 0.0,
         optima: Optima | None = None,
-        optimum: Optima | None = None,
     ) -> None:
-        optima = alias("optima", optima, "optimum", optimum, "optima=")
         checks.instance("problem", problem, Problem, "an ldopt.Problem (ldopt.Problem.from_pyomo(model, cost))")
         checks.solver_name("solver", solver)
         checks.executor_or_none("executor", executor)
@@ -77,7 +72,6 @@ class Validator:
         self.problem, self.costs, self.features = problem, c, feature_tensor(features, len(c), "val features")
         self.solver, self.executor, self.time_limit, self.gap = solver, executor, time_limit, gap
         self.optima = optima or solve_optima(problem, c, solver, time_limit=time_limit, gap=gap, executor=executor)
-        self.optimum = self.optima.value
         self.last: RegretReport | None = None
         self._start: np.ndarray | None = None
 

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import ldopt
+from ldopt.dual import DualSettings
 from ldopt.problems import knapsack
 
 torch = pytest.importorskip("torch", reason="ldopt_torch needs torch (pip install 'ldopt[torch]')")
@@ -99,19 +100,22 @@ ENTRIES: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {
         dec.dual,
         dict(
             costs=C[:2],
+            settings=None,
             iterations=3,
             mode="shared",
             step="polyak",
-            lr=None,
-            mu0=1.0,
-            tol=1e-6,
-            time_limit=None,
             solver="auto",
             chunk_size=None,
             checkpoint=None,
             progress=False,
             executor=None,
             warm=None,
+        ),
+    ),
+    "DualSettings": (
+        lambda **kw: dec.dual(C[:2], DualSettings(**kw), progress=False),
+        dict(
+            iterations=3, mode="shared", step="polyak", mu0=1.0, tol=1e-6, time_limit=None, solver="auto", layout="auto"
         ),
     ),
     "lagrangian_bound": (
@@ -152,11 +156,13 @@ ENTRIES: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {
             dec=dec,
             features=F[:4],
             costs=C[:4],
+            dual=None,
             iterations=3,
             decompositions="all",
-            mode=None,
-            step="polyak",
+            cache=None,
+            executor=None,
             progress=False,
+            dynamic=None,
         ),
     ),
     "OptDataset": (lt.OptDataset, dict(problem=p, features=F[:4], costs=C[:4], solver="highs", time_limit=None)),
@@ -237,9 +243,9 @@ def test_the_audit_cases_are_caught_with_their_argument_named():
     with pytest.raises(ldopt.InputError, match="workers"):
         ldopt.parallel.local_pool(0)
     with pytest.raises(ldopt.InputError, match="time_limit"):
-        dec.dual(C[:2], time_limit=0)
+        dec.dual(C[:2], DualSettings(time_limit=0))
     with pytest.raises(ldopt.InputError, match="mu0"):
-        dec.dual(C[:2], mu0=float("nan"))
+        dec.dual(C[:2], DualSettings(mu0=float("nan")))
     with pytest.raises(ldopt.InputError, match="at least one cost vector"):
         dec.dual(C[:0], checkpoint="unused")
     with pytest.raises(ldopt.InputError, match="batch_size"):

@@ -20,7 +20,7 @@ def test_a_cuda_model_trains_through_ld_losses(method, loss):
     model = knapsack.build_model(d.weights, d.capacities)
     dec = ldopt.decompose(ldopt.Problem.from_pyomo(model, model.c))
     F = (d.features - d.features.mean(0)) / d.features.std(0)
-    data = lt.LDDataset(dec, F[:80], d.costs[:80], iterations=30, mode="joint", progress=False)
+    data = lt.LDDataset(dec, F[:80], d.costs[:80], progress=False)
     torch.manual_seed(0)
     net = torch.nn.Linear(F.shape[1], 30).cuda()
     out = lt.fit(

@@ -264,7 +264,7 @@ def test_training_through_the_routes_block_beats_a_random_model(small):
     p, q, dec = small
     F, C = tsp.gen_data(120, 5, N, deg=4, noise_width=0.5, seed=7)
     F, C = F.astype(float), C.astype(float)
-    data = lt.LDDataset(dec, F[:80], C[:80], mode="shared", iterations=50, progress=False)
+    data = lt.LDDataset(dec, F[:80], C[:80], lt.DEFAULTS.dual.merged(mode="shared", iterations=50), progress=False)
     torch.manual_seed(0)
     model = torch.nn.Linear(5, p.num_costs)
     loss = lt.LDLoss(dec, surrogate=lt.FenchelYoung(sigma=2.0), target="L1")

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from models import bound_from_multipliers, ld_dual_value, linear_model, portfolio_instances, row_model
 
 import ldopt
+from ldopt.dual import DualSettings
 from ldopt.problems import facility, knapsack, set_cover, shift_scheduling, shortest_path
 
 
@@ -66,8 +67,8 @@ def test_shared_and_independent_reach_theld_dual_value():
     dec = ldopt.decompose(p)
     costs = rng.integers(1, 20, (4, 6)).astype(float)
     ld = ld_dual_value(p, dec, costs)
-    shared = dec.dual(costs, iterations=1500, tol=0.0, progress=False)
-    indep = dec.dual(costs, iterations=1500, tol=0.0, independent=True, progress=False)
+    shared = dec.dual(costs, DualSettings(tol=0.0), iterations=1500, progress=False)
+    indep = dec.dual(costs, DualSettings(tol=0.0), iterations=1500, mode="independent", progress=False)
     assert (shared.bound >= ld - 1e-7).all() and (indep.bound >= ld - 1e-7).all()
     np.testing.assert_allclose(shared.bound, ld, rtol=5e-3)
     for d in range(3):
@@ -300,13 +301,13 @@ def test_dual_without_a_primal_value_keeps_iterating_on_a_minimisation():
     model = linear_model(A, lo, hi, np.zeros(agents * J), np.ones(agents * J), sense=pyo.minimize)
     p = ldopt.Problem.from_pyomo(model, model.c)
     costs = rng.uniform(1, 10, (6, agents * J))
-    r = ldopt.decompose(p).dual(costs, iterations=200, step="polyak", progress=False, layout="dense")
+    r = ldopt.decompose(p).dual(costs, DualSettings(layout="dense"), iterations=200, step="polyak", progress=False)
     opt = p.solve(costs, solver="highs").objective
     assert r.iterations > 50
     assert (r.bound <= opt + 1e-9).all()
     assert ((opt - r.bound) / opt).mean() < 0.05
     # on the supports the copies agree sooner: the exact optimum, and the run stops there
-    s = ldopt.decompose(p).dual(costs, iterations=200, step="polyak", progress=False, layout="sparse")
+    s = ldopt.decompose(p).dual(costs, DualSettings(layout="sparse"), iterations=200, step="polyak", progress=False)
     assert (s.bound <= opt + 1e-9).all() and np.allclose(s.bound, opt, rtol=1e-6)
 
 
@@ -398,17 +399,19 @@ def test_a_symmetric_start_begins_at_the_shared_bound_and_stays_valid(mode):
     p = ldopt.Problem.from_pyomo(m, m.c)
     dec = ldopt.decompose(p)
     opt = p.solve(d.costs, solver="highs").objective
-    sym = dec.dual(d.costs, iterations=30, mode=mode, mu0="symmetric", step="polyak", progress=False)
+    sym = dec.dual(d.costs, DualSettings(mu0="symmetric"), iterations=30, mode=mode, step="polyak", progress=False)
     # in either layout (independent runs are dense; joint ones here on the supports: q_j / c_j)
-    shared = dec.dual(d.costs, iterations=1, mode="shared", step="polyak", layout=sym.layout, progress=False)
+    shared = dec.dual(
+        d.costs, DualSettings(layout=sym.layout), iterations=1, mode="shared", step="polyak", progress=False
+    )
     np.testing.assert_allclose(sym.history[0], shared.history[0], rtol=1e-9, atol=1e-9)
     assert (sym.bound <= opt + 1e-7).all()
-    one = dec.dual(d.costs, iterations=30, mode=mode, mu0=1.0, step="polyak", progress=False)
+    one = dec.dual(d.costs, DualSettings(mu0=1.0), iterations=30, mode=mode, step="polyak", progress=False)
     assert np.median(sym.bound / opt) > max(0.8, np.median(one.bound / opt))
     default = dec.dual(d.costs, iterations=30, mode=mode, step="polyak", progress=False)
     np.testing.assert_array_equal(default.bound, sym.bound)  # the symmetric start is the default
-    with pytest.raises(ldopt.InputError, match="mu0: expected a number, 'symmetric' or 'lp'"):
-        dec.dual(d.costs, mode=mode, mu0="sym")
+    with pytest.raises(ldopt.InputError, match="mu0: expected a number, 'auto', 'symmetric' or 'lp'"):
+        dec.dual(d.costs, DualSettings(mu0="sym"), mode=mode)
 
 
 def test_dantzigs_transportation_model_decomposes_as_written():

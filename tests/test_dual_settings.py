@@ -27,20 +27,19 @@ def test_dec_dual_is_the_typed_algorithm():
     assert not hasattr(ldopt.decomposition, "install_dual_solver")
 
 
-@pytest.mark.parametrize(
-    ("rule", "name", "lr"),
-    [(Polyak(alpha=1.5), "polyak", 1.5), (Adam(lr=0.05), "adam", 0.05)],
-    ids=["polyak", "adam"],
-)
-def test_a_rule_object_equals_its_older_spelling(mkp, rule, name, lr):
+@pytest.mark.parametrize("rule", [Polyak(alpha=1.5), Adam(lr=0.05)], ids=["polyak", "adam"])
+def test_keywords_merge_into_the_settings_object(mkp, rule):
+    """``dec.dual(costs, settings, iterations=, mode=, step=, solver=)``: a keyword given replaces
+    that field of ``settings`` (the others stay), as Pyomo merges keywords into one config."""
     dec, C = mkp
-    new = dec.dual(C, iterations=40, step=rule, progress=False)
-    with pytest.warns(DeprecationWarning, match=r"dec\.dual\(\.\.\., lr=\) is deprecated"):
-        old = dec.dual(C, iterations=40, step=name, lr=lr, progress=False)
-    same = dec.dual(C, settings=DualSettings(iterations=40, step=rule), progress=False)
-    np.testing.assert_array_equal(new.bound, old.bound)
-    np.testing.assert_array_equal(new.bound, same.bound)
-    assert new.step == name
+    by_words = dec.dual(C, iterations=40, step=rule, progress=False)
+    by_object = dec.dual(C, DualSettings(iterations=40, step=rule), progress=False)
+    merged = dec.dual(C, DualSettings(iterations=7, step="master", tol=0.0), iterations=40, step=rule, progress=False)
+    np.testing.assert_array_equal(by_words.bound, by_object.bound)
+    assert by_words.step == rule.name and merged.step == rule.name and merged.iterations <= 40
+    assert DualSettings(iterations=7, tol=0.5).merged(iterations=None, mode="joint") == DualSettings(
+        iterations=7, tol=0.5, mode="joint"
+    )
 
 
 def test_polyak_patience_is_a_parameter_of_its_own(mkp):
@@ -66,7 +65,7 @@ def test_the_paper_start_keeps_the_key_caches_were_written_with():
     )
     assert DualSettings(step="polyak", mu0=1.0, layout="sparse").key()["layout"] == "sparse"
     assert DualSettings(step="adam").key()["lr"] == 0.01
-    assert DualSettings(step=Adam(lr=0.3)).key() == DualSettings(step="adam", lr=0.3).key()
+    assert DualSettings(step=Adam(lr=0.3)).key()["lr"] == 0.3
 
 
 def test_master_rule_and_auto(mkp):
@@ -75,47 +74,71 @@ def test_master_rule_and_auto(mkp):
     C = shortest_path.gen_data(3, 5, (3, 3), deg=2, seed=1)[1]
     a = dec.dual(C, step=Master(), progress=False)
     b = dec.dual(C, step="master", progress=False)
-    c = dec.dual(C, settings=DualSettings(step="auto"), progress=False)
+    c = dec.dual(C, DualSettings(step="auto"), progress=False)
     np.testing.assert_allclose(a.bound, b.bound)
     np.testing.assert_allclose(a.bound, c.bound)
     assert c.step == "master"  # every block is narrow
 
 
-def test_settings_beside_keywords_are_refused(mkp):
+def test_bad_settings_are_refused(mkp):
     dec, C = mkp
-    with pytest.raises(ldopt.InputError, match="iterations, step: expected them inside settings="):
-        dec.dual(C, iterations=5, step="adam", settings=DualSettings())
-    with pytest.raises(ldopt.InputError, match=r"lr: expected it only with a step rule's name"):
-        DualSettings(step=Polyak(), lr=2.0)
     with pytest.raises(ldopt.InputError, match="alpha: expected a finite number > 0"):
         Polyak(alpha=0)
     with pytest.raises(ldopt.InputError, match=r"settings: expected an ldopt\.dual\.DualSettings"):
-        dec.dual(C, settings={"iterations": 3})
+        dec.dual(C, {"iterations": 3})
+    with pytest.raises(ldopt.InputError, match="mu0: expected a number, 'auto', 'symmetric' or 'lp'"):
+        DualSettings(mu0="warm")
+    with pytest.raises(TypeError, match="lr"):
+        DualSettings(step="polyak", lr=2.0)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="independent"):
+        dec.dual(C, independent=True)  # type: ignore[call-arg]
 
 
 def test_lddataset_passes_one_settings_object_and_keys_the_cache_by_it(mkp, tmp_path):
     lt = pytest.importorskip("ldopt_torch", reason="LDDataset needs torch (pip install 'ldopt[torch]')")
     dec, C = mkp
     F = np.random.default_rng(0).normal(size=(len(C), 3))
-    by_words = lt.LDDataset(dec, F, C, iterations=12, step=Adam(lr=0.02), cache=tmp_path, progress=False)
     settings = DualSettings(iterations=12, mode="joint", step=Adam(lr=0.02))
-    by_object = lt.LDDataset(dec, F, C, dual=settings, cache=tmp_path, progress=False)
-    assert by_object.loaded_from_cache and by_object.dual_settings == by_words.dual_settings
-    np.testing.assert_array_equal(by_object.bound, by_words.bound)
-    with pytest.raises(ldopt.InputError, match="iterations, mu0: expected them inside dual="):
-        lt.LDDataset(dec, F, C, iterations=3, dual=settings, mu0=0.5, progress=False)
-    with pytest.warns(DeprecationWarning, match=r"LDDataset\(\.\.\., lr=\) is deprecated"):
-        lt.LDDataset(dec, F, C, iterations=3, lr=1.0, progress=False)
+    by_object = lt.LDDataset(dec, F, C, settings, cache=tmp_path, progress=False)
+    merged = lt.LDDataset(
+        dec, F, C, DualSettings(mode="joint", step=Adam(lr=0.02)), iterations=12, cache=tmp_path, progress=False
+    )
+    assert merged.loaded_from_cache and merged.dual_settings == by_object.dual_settings
+    np.testing.assert_array_equal(merged.bound, by_object.bound)
+    default = lt.LDDataset(dec, F, C, progress=False)
+    assert default.dual_settings == ldopt.dual.resolve_settings(dec, lt.DEFAULTS.dual)
+    assert (default.result.mode, default.result.start) == ("joint", "symmetric")  # 10 items: narrow blocks
+    with pytest.raises(ldopt.InputError, match=r"dual: expected an ldopt\.dual\.DualSettings"):
+        lt.LDDataset(dec, F, C, 30, progress=False)  # the older positional iterations
 
 
-def test_an_lr_given_with_auto_reaches_the_rule_it_resolves_to(mkp):
-    """``lr`` beside ``step="auto"`` is kept until the rule is known, then becomes its parameter."""
-    from dataclasses import replace  # noqa: PLC0415
+def test_the_auto_start_prices_the_lp_duals_once_on_wide_linear_blocks():
+    """``mu0="auto"`` on a knapsack of 1,200 items and 2 rows (every block wider than ``LP_WIDTH``):
+    the LP's duals priced once, a bound between the exact optimum and the LP's bound; on narrow
+    blocks the symmetric start with the iterations asked for; ``ldopt.check`` says which and why."""
+    from ldopt.dual import LP_WIDTH, TRAINING  # noqa: PLC0415
+    from ldopt.lp_relaxation import relaxed_problem  # noqa: PLC0415
 
-    dec, C = mkp
-    assert replace(DualSettings(step="auto", lr=0.7), step="polyak").rule == Polyak(alpha=0.7)
-    assert replace(DualSettings(step="auto", lr=0.7), step="adam").rule == Adam(lr=0.7)
-    with pytest.warns(DeprecationWarning):
-        old = dec.dual(C, iterations=20, step="polyak", lr=0.7, progress=False)
-    new = dec.dual(C, iterations=20, step=Polyak(alpha=0.7), progress=False)
-    np.testing.assert_array_equal(old.bound, new.bound)
+    n = LP_WIDTH + 200
+    d = knapsack.protocol_data(3, n, dim=2, seed=7)
+    m = knapsack.build_model(d.weights, d.capacities)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    dec = ldopt.decompose(p)
+    r = dec.dual(d.costs, TRAINING, progress=False)
+    assert (r.start, r.iterations, r.mode) == ("lp", 1, "joint")
+    optimum = p.solve(d.costs, solver="highs").objective
+    lp = relaxed_problem(p).solve(d.costs, solver="highs").objective  # the LP relaxation, solved apart
+    scale = np.abs(optimum)
+    assert (r.bound >= optimum - 1e-6 * scale).all()  # a bound (weak duality)
+    assert (r.bound <= lp + 1e-6 * scale).all()  # no worse than the LP's (the split of its duals)
+    assert dec.dual(d.costs, TRAINING.merged(mu0="symmetric"), progress=False).iterations > 1
+    report = ldopt.check(dec, d.costs[:1], time_limit=1.0)
+    assert report.dual.mu0 == "lp" and "at least LP_WIDTH" in str(report)
+    mkp = knapsack.protocol_data(3, 10, dim=2, seed=1)
+    narrow = ldopt.decompose(
+        ldopt.Problem.from_pyomo(*(lambda m: (m, m.c))(knapsack.build_model(mkp.weights, mkp.capacities)))
+    )
+    s = narrow.dual(mkp.costs, TRAINING, progress=False)
+    assert s.start == "symmetric"
+    assert "(< LP_WIDTH" in str(ldopt.check(narrow, mkp.costs[:2]))
+    assert (report.ld_bound >= optimum[0] - 1e-6 * scale[0]).all()  # stopped early, still a bound

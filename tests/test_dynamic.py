@@ -89,7 +89,7 @@ def test_a_minimisation_keeps_its_sense_through_warm_starts():
     model = facility.build_model(d.demands, d.capacities, d.fixed_costs)
     p = ldopt.Problem.from_pyomo(model, model.c)
     dec = ldopt.decompose(p)
-    r = dec.dual(d.costs, iterations=30, mode="joint", mu0="symmetric", progress=False)
+    r = dec.dual(d.costs, DualSettings(mu0="symmetric"), iterations=30, mode="joint", progress=False)
     priced = dec.dual(d.costs * 1.3, iterations=1, mode="joint", warm=r, progress=False)
     exact = p.solve(d.costs * 1.3, solver="highs").objective
     assert (priced.run_bounds <= exact[:, None] + 1e-6 * np.maximum(1, np.abs(exact[:, None]))).all()
@@ -144,7 +144,9 @@ def test_following_multipliers_stay_valid_bounds_and_count_as_training_time(mkp)
 def test_the_batches_after_an_update_carry_the_new_main_objective_and_its_argmax(mkp, mode):
     dec, F, C, opt = mkp
     policy = lt.DynamicMultipliers(steps=3, mix=1.0)
-    data = lt.LDDataset(dec, F[:80], C[:80], iterations=10, mode=mode, progress=False, dynamic=policy)
+    data = lt.LDDataset(
+        dec, F[:80], C[:80], lt.DEFAULTS.dual.merged(mode=mode), iterations=10, progress=False, dynamic=policy
+    )
     follower = lt.dynamic.Follower(data, data.dynamic)
     model = torch.nn.Linear(F.shape[1], C.shape[1])
     moved = follower.update(model)
@@ -192,16 +194,17 @@ def test_bad_dynamic_options_are_refused(kwargs, needle):
         lt.DynamicMultipliers(**kwargs)
 
 
-def test_dynamic_lr_is_the_older_name_of_scale():
-    with pytest.warns(DeprecationWarning, match="lr= is deprecated; use DynamicMultipliers"):
-        old = lt.DynamicMultipliers(lr=0.5)
-    assert old == lt.DynamicMultipliers(scale=0.5)
-
-
 def test_dynamic_needs_mu_form_multipliers_and_warm_starts_must_match(mkp):
     dec, F, C, _ = mkp
     with pytest.raises(InputError, match="mode='shared'"):
-        lt.LDDataset(dec, F[:20], C[:20], mode="shared", iterations=5, dynamic=lt.DynamicMultipliers(), progress=False)
+        lt.LDDataset(
+            dec,
+            F[:20],
+            C[:20],
+            lt.DEFAULTS.dual.merged(mode="shared", iterations=5),
+            dynamic=lt.DynamicMultipliers(),
+            progress=False,
+        )
     data = lt.LDDataset(dec, F[:20], C[:20], iterations=5, progress=False)
     with pytest.raises(InputError, match=r"dynamic: expected an lt\.DynamicMultipliers"):
         data.following("10:5:0.5")
@@ -229,7 +232,7 @@ def test_updates_keep_a_per_block_solver_choice(mkp):
     pairs = DualSettings(solver={1: "highs"}).solver
     assert DualSettings(solver=pairs).solver == pairs == ((1, "highs"),)
     dec, F, C, opt = mkp
-    data = lt.LDDataset(dec, F[:20], C[:20], iterations=5, solver={1: "highs"}, progress=False)
+    data = lt.LDDataset(dec, F[:20], C[:20], lt.DEFAULTS.dual.merged(solver={1: "highs"}), iterations=5, progress=False)
     follower = lt.dynamic.Follower(data, lt.DynamicMultipliers(steps=2))
     moved = follower.update(torch.nn.Linear(F.shape[1], C.shape[1]))
     assert moved.result.solvers[1] != moved.result.solvers[0]  # block 1 on HiGHS, block 0 on its oracle

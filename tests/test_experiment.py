@@ -18,7 +18,6 @@ import ldopt  # noqa: E402
 import ldopt.optima as optima_module  # noqa: E402
 import ldopt_experiments as experiment  # noqa: E402
 import ldopt_torch as lt  # noqa: E402
-import ldopt_torch.experiment as old  # noqa: E402 - the deprecated name, tested below
 from ldopt_experiments import cli, runner  # noqa: E402
 
 
@@ -360,17 +359,12 @@ def test_a_missing_optional_package_is_named_before_any_work(tmp_path, monkeypat
     assert not out.exists()  # not even the output folder
 
 
-def test_the_library_never_imports_the_harness_and_the_old_name_still_works(tmp_path):
-    """``import ldopt, ldopt_torch`` loads nothing of ``ldopt_experiments``; ``ldopt_torch.experiment``
-    (deprecated) still gives the harness's names and command line, with a DeprecationWarning."""
+def test_the_library_never_imports_the_harness(tmp_path):
+    """``import ldopt, ldopt_torch`` loads nothing of ``ldopt_experiments``; the harness's command
+    line is ``python -m ldopt_experiments`` (the older ``ldopt_torch.experiment`` is gone)."""
     probe = "import sys, ldopt, ldopt_torch; print(any(m.startswith('ldopt_experiments') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
-    with pytest.warns(DeprecationWarning, match="use ldopt_experiments"):
-        assert old.knapsack_setup is experiment.knapsack_setup
-    with pytest.raises(AttributeError):
-        _ = old.no_such_name
-    cmd = [sys.executable, "-m", "ldopt_torch.experiment", "--help"]
-    assert "ldopt_torch.experiment" in subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    assert importlib.util.find_spec("ldopt_torch.experiment") is None
     cmd = [sys.executable, "-m", "ldopt_experiments", "experiment", "--help"]
     assert "--methods" in subprocess.run(cmd, capture_output=True, text=True, check=True).stdout

@@ -93,7 +93,7 @@ def test_sigint_during_fit_returns_the_best_model(tmp_path):
         d = knapsack.protocol_data(100, 30, dim=3, seed=2)
         m = knapsack.build_model(d.weights, d.capacities)
         dec = ldopt.decompose(ldopt.Problem.from_pyomo(m, m.c))
-        data = lt.LDDataset(dec, d.features[:60], d.costs[:60], iterations=20, mode="joint", progress=False)
+        data = lt.LDDataset(dec, d.features[:60], d.costs[:60], iterations=20, progress=False)
 
         class Loud(lt.LDLoss):  # says when a few steps (two epochs of 2 batches) are done
             steps = 0
@@ -184,11 +184,11 @@ def test_a_kill_between_the_cache_files_recovers_from_the_chunks(tmp_path, monke
 
     monkeypatch.setattr(cache, "_atomic_write", dies_on_the_final_header)
     with pytest.raises(KeyboardInterrupt):
-        lt.LDDataset(dec, d.features, d.costs, iterations=10, cache=tmp_path, chunk_size=8, progress=False)
+        lt.LDDataset(dec, d.features, d.costs, iterations=10, cache=tmp_path, progress=False)
     monkeypatch.setattr(cache, "_atomic_write", real)
-    again = lt.LDDataset(dec, d.features, d.costs, iterations=10, cache=tmp_path, chunk_size=8, progress=False)
-    assert again.chunks_loaded == 3 and again.chunks_computed == 0
-    third = lt.LDDataset(dec, d.features, d.costs, iterations=10, cache=tmp_path, chunk_size=8, progress=False)
+    again = lt.LDDataset(dec, d.features, d.costs, iterations=10, cache=tmp_path, progress=False)
+    assert again.chunks_loaded == 8 and again.chunks_computed == 0  # about eight chunks by default
+    third = lt.LDDataset(dec, d.features, d.costs, iterations=10, cache=tmp_path, progress=False)
     assert third.loaded_from_cache
     np.testing.assert_array_equal(again.result.main, third.result.main)
 

@@ -86,7 +86,7 @@ def test_continuous_blocks_give_the_lp_optimum_exactly():
 )
 def test_every_mode_starts_from_the_lp_split(mode, layout):
     p, dec, costs = _mkp(11, n=14, rows=3)
-    r = dec.dual(costs, mode=mode, iterations=1, mu0="lp", step="polyak", layout=layout, progress=False)
+    r = dec.dual(costs, DualSettings(mu0="lp", layout=layout), mode=mode, iterations=1, step="polyak", progress=False)
     q = p.sign * p.objective_coefficients(costs)
     lp = solve_relaxation(p, q).value
     opt = p.solve(costs, solver="highs").objective
@@ -101,7 +101,7 @@ def test_every_mode_starts_from_the_lp_split(mode, layout):
 
 def test_lp_start_beats_the_symmetric_start_after_one_iteration():
     _, dec, costs = _mkp(5, n=30, rows=5)
-    lp = dec.dual(costs, iterations=1, mu0="lp", step="polyak", progress=False).bound
+    lp = dec.dual(costs, DualSettings(mu0="lp"), iterations=1, step="polyak", progress=False).bound
     sym = dec.dual(costs, iterations=1, step="polyak", progress=False).bound
     assert np.all(lp <= sym + 1e-9) and np.any(lp < sym - 1e-6)
 
@@ -111,15 +111,15 @@ def test_lp_start_names_what_it_cannot_do():
 
     _, dec, ret, _ = portfolio_instances(2, 4)
     with pytest.raises(InputError, match=r"expected linear rows, got the quadratic row.*use mu0='symmetric'"):
-        dec.dual(ret, iterations=1, mu0="lp", step="polyak", progress=False)
-    with pytest.raises(InputError, match="expected a number, 'symmetric' or 'lp', got 'LP'"):
+        dec.dual(ret, DualSettings(mu0="lp"), iterations=1, step="polyak", progress=False)
+    with pytest.raises(InputError, match="expected a number, 'auto', 'symmetric' or 'lp', got 'LP'"):
         DualSettings(mu0="LP")
     assert DualSettings(mu0="lp", step="polyak").key()["mu0"] == "lp"  # a cache key of its own
 
 
 def test_column_generation_prices_the_lp_split_first_and_reaches_ld_star():
     _, dec, costs = _mkp(2, n=12, rows=3)
-    r = dec.dual(costs, step="master", mu0="lp", progress=False)
+    r = dec.dual(costs, DualSettings(mu0="lp"), step="master", progress=False)
     exact = ldopt.lagrangian_bound(dec, costs)
     np.testing.assert_allclose(r.bound, exact.bound, rtol=1e-6)
 
@@ -193,7 +193,7 @@ def test_lp_optima_give_feasible_decisions_and_a_certified_interval(minimise):
 @pytest.mark.parametrize(("mode", "layout"), [("joint", "dense"), ("joint", "sparse"), ("independent", "dense")])
 def test_the_mu_forms_start_from_the_symmetric_split(mode, layout):
     p, dec, costs = _mkp(13, n=14, rows=3)
-    r = dec.dual(costs, mode=mode, iterations=1, mu0="lp", step="polyak", layout=layout, progress=False)
+    r = dec.dual(costs, DualSettings(mu0="lp", layout=layout), mode=mode, iterations=1, step="polyak", progress=False)
     q = p.sign * p.objective_coefficients(costs)
     lam = lp_multipliers(dec, q, sparse=False)
     for d in range(dec.num_blocks):

@@ -146,7 +146,7 @@ def test_auto_takes_the_master_for_narrow_blocks_and_polyak_for_wide_ones():
     narrow, _ = _knapsack(3, ldopt.dual.MASTER_WIDTH, 2)
     assert ldopt.dual.resolve_step(ldopt.decompose(narrow), "auto") == "master"
     ldopt_torch = pytest.importorskip("ldopt_torch", reason="LDDataset needs torch (pip install 'ldopt[torch]')")
-    data = ldopt_torch.LDDataset(setup.dec, *setup.train, step="auto", mode="joint", progress=False)
+    data = ldopt_torch.LDDataset(setup.dec, *setup.train, ldopt_torch.DEFAULTS.dual.merged(step="auto"), progress=False)
     assert data.settings["step"] == "master"
 
 

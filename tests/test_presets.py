@@ -41,20 +41,19 @@ def _fit(small, loss=None, epochs=12, model=None, **kw):
 
 def test_the_paper_preset_keeps_the_key_the_caches_were_written_with(small):
     dec, data, _ = small
-    assert DualSettings().mu0 == "symmetric" and lt.DEFAULTS.mu0 == "symmetric"
-    assert DualSettings(step="polyak", mu0=lt.PAPER.mu0, layout=lt.PAPER.layout).key() == dict(
+    assert DualSettings().mu0 == "auto" and lt.DEFAULTS.dual is ldopt.dual.TRAINING
+    assert lt.PAPER.dual.merged(iterations=300, mode="shared").key() == dict(
         iterations=300, mode="shared", step="polyak", lr=2.0, mu0=1.0, tol=1e-6, time_limit=None, solver="auto"
     )
     F, C = data.features.numpy(), data.costs_np
-    paper = lt.LDDataset(dec, F, C, iterations=5, progress=False, preset=lt.PAPER)
+    paper = lt.LDDataset(dec, F, C, lt.PAPER.dual, iterations=5, progress=False)
     assert paper.settings == dict(data.settings, mu0=1.0) and data.settings["mu0"] == "symmetric"
-    training = ldopt.dual.settings.TRAINING  # what ldopt.check times
-    default = lt.LDDataset(dec, F[:2], C[:2], progress=False)
-    assert default.settings == replace(training, layout=default.result.layout).key()
-    mine = lt.LDDataset(dec, F, C, iterations=5, progress=False, preset=lt.PAPER, mu0=0.5)
-    assert mine.settings["mu0"] == 0.5  # explicit wins over the preset
-    with pytest.raises(ldopt.InputError, match="preset: expected them inside dual="):
-        lt.LDDataset(dec, F, C, dual=DualSettings(mode="joint"), preset=lt.PAPER, progress=False)
+    default = lt.LDDataset(dec, F[:2], C[:2], progress=False)  # what ldopt.check reports
+    assert default.settings == replace(lt.DEFAULTS.dual, mu0="symmetric", layout=default.result.layout).key()
+    mine = lt.LDDataset(dec, F, C, replace(lt.PAPER.dual, mu0=0.5), iterations=5, progress=False)
+    assert mine.settings["mu0"] == 0.5
+    with pytest.raises(TypeError, match="preset"):
+        lt.LDDataset(dec, F, C, preset=lt.PAPER, progress=False)  # type: ignore[call-arg]
 
 
 def test_the_warm_start_is_the_mse_fit_and_never_loses_to_it_on_validation(small):
@@ -181,13 +180,13 @@ def test_a_time_budget_is_shared_with_the_warm_start():
 def test_bad_presets_and_warm_starts_are_named():
     with pytest.raises(ldopt.InputError, match="warm_start: expected one of"):
         lt.FitOptions(warm_start="yes")
-    with pytest.raises(ldopt.InputError, match="mu0: expected a number, 'symmetric' or 'lp'"):
-        lt.Preset("mine", mu0="sym", imle_lambda=1.0, warm_start="auto")
+    with pytest.raises(ldopt.InputError, match=r"dual: expected an ldopt\.dual\.DualSettings"):
+        lt.Preset("mine", dual={"mu0": 1.0}, imle_lambda=1.0, warm_start="auto")
     with pytest.raises(ldopt.InputError, match="name: expected a non-empty string"):
-        lt.Preset("", mu0=1.0, imle_lambda=1.0, warm_start="auto")
+        lt.Preset("", dual=lt.PAPER.dual, imle_lambda=1.0, warm_start="auto")
     assert lt.PAPER.fit_options(batch_size=8) == lt.FitOptions(batch_size=8, warm_start="none")
     with pytest.raises(ldopt.InputError, match="imle_lambda: expected"):
-        lt.Preset("mine", mu0=1.0, imle_lambda=0.0, warm_start="auto")
+        lt.Preset("mine", dual=lt.PAPER.dual, imle_lambda=0.0, warm_start="auto")
 
 
 def test_i_mles_default_step_is_the_defaults_and_the_paper_keeps_the_references():

@@ -15,6 +15,7 @@ from pyomo.gdp import Disjunction
 
 import ldopt
 from ldopt import jit
+from ldopt.dual import DualSettings
 from ldopt.problems import knapsack
 from ldopt.solvers import registry
 from ldopt.solvers.checked import CheckedSession, FeasibilityCheck
@@ -355,7 +356,7 @@ def test_a_forged_or_corrupt_cache_header_is_a_torn_cache_error(tmp_path, header
 # the obscure errors -----------------------------------------------------------------------------------------
 def test_a_huge_iteration_cap_under_a_time_limit_allocates_nothing_up_front(mkp):
     _, _, dec, _ = mkp
-    r = dec.dual(mkp[0].costs[:2], iterations=10**9, time_limit=0.5, progress=False)
+    r = dec.dual(mkp[0].costs[:2], DualSettings(time_limit=0.5), iterations=10**9, progress=False)
     assert r.iterations < 10**9 and r.history.shape[0] == r.iterations
 
 

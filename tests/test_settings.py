@@ -1,5 +1,5 @@
-"""Settings as objects: ``fit``'s Schedule and FitOptions (the older keywords still work, with a
-deprecation warning, and give the same training), and the size of the signatures."""
+"""Settings as objects: ``fit``'s Schedule and FitOptions, the older keywords gone, and the size of
+the entry points' signatures."""
 
 from __future__ import annotations
 
@@ -44,32 +44,17 @@ def _validated(out) -> list[int]:
     return [h["epoch"] for h in out.history if np.isfinite(h["val_regret"])]
 
 
-def test_the_older_keywords_train_the_same_with_a_warning(small):
-    new = _train(
+def test_the_settings_objects_are_the_one_way(small):
+    """fit's schedule and options are objects; the older keywords are gone (Python refuses them)."""
+    out = _train(
         small,
         schedule=lt.Schedule(patience=3, eval_every=2),
         options=lt.FitOptions(batch_size=4, solver="highs"),
     )
-    with pytest.warns(DeprecationWarning) as caught:
-        old = _train(small, patience=3, eval_every=2, batch_size=4, solver="highs")
-    said = sorted(str(w.message) for w in caught)
-    assert said == [
-        "fit(..., batch_size=) is deprecated; use options=lt.FitOptions(batch_size=...)",
-        "fit(..., eval_every=) is deprecated; use schedule=lt.Schedule(eval_every=...)",
-        "fit(..., patience=) is deprecated; use schedule=lt.Schedule(patience=...)",
-        "fit(..., solver=) is deprecated; use options=lt.FitOptions(solver=...)",
-    ]
-    assert all(w.filename == __file__ for w in caught)  # the warning points at the caller
-    np.testing.assert_array_equal([h["val_regret"] for h in old.history], [h["val_regret"] for h in new.history])
-    assert _validated(new) == [0, 2, 4]
-
-
-def test_an_older_keyword_overrides_the_object_and_an_unknown_one_is_refused(small):
-    with pytest.warns(DeprecationWarning):
-        out = _train(small, schedule=lt.Schedule(eval_every=1), eval_every=4)
-    assert _validated(out) == [0, 4]
-    with pytest.raises(ldopt.InputError, match=r"unexpected keyword\(s\) \['epoch'\]"):
-        _train(small, epoch=3)
+    assert _validated(out) == [0, 2, 4]
+    for old in ("patience", "eval_every", "batch_size", "solver", "time_budget", "optimizer"):
+        with pytest.raises(TypeError, match=f"unexpected keyword argument '{old}'"):
+            _train(small, **{old: 3})
     with pytest.raises(ldopt.InputError, match=r"schedule: expected an lt\.Schedule, got dict"):
         _train(small, schedule={"patience": 2})
 
@@ -89,14 +74,41 @@ def test_schedule_and_options_check_their_fields():
 
 def test_optima_is_one_name_across_the_api(small):
     """``relative_regret``, ``regrets`` and ``Validator`` take ``optima=`` as ``evaluate`` does; the
-    older ``optimum=`` still works, with a warning."""
+    older ``optimum=`` is gone."""
     dec, _, (F, C) = small
     opt = ldopt.regret.optima(dec.problem, C, "highs")
     pred = C + 1.0
-    new = lt.relative_regret(dec.problem, pred, C, "highs", optima=opt)
-    with pytest.warns(DeprecationWarning, match="optimum= is deprecated; use optima="):
-        old = lt.relative_regret(dec.problem, pred, C, "highs", optimum=opt)
-    assert new == old == lt.relative_regret(dec.problem, pred, C, "highs")
-    with pytest.warns(DeprecationWarning, match="optimum= is deprecated"):
-        v = lt.Validator(dec.problem, F, C, "highs", optimum=opt)
-    assert v.optima is opt
+    assert lt.relative_regret(dec.problem, pred, C, "highs", optima=opt) == lt.relative_regret(
+        dec.problem, pred, C, "highs"
+    )
+    assert lt.Validator(dec.problem, F, C, "highs", optima=opt).optima is opt
+    with pytest.raises(TypeError, match="optimum"):
+        lt.relative_regret(dec.problem, pred, C, "highs", optimum=opt)  # type: ignore[call-arg]
+
+
+def test_entry_points_have_few_parameters_and_no_catch_all():
+    """Issue 48's limits: one settings object per algorithm plus a few everyday keywords."""
+    limits = {
+        lt.fit: 12,
+        ldopt.Decomposition.dual: 12,  # the decomposition itself, then at most 11
+        lt.LDDataset.__init__: 11,  # self, then at most 10
+        lt.LDLoss.__init__: 7,  # self, then at most 6
+        ldopt.check: 5,
+    }
+    for fn, most in limits.items():
+        params = inspect.signature(fn).parameters.values()
+        assert not [p for p in params if p.kind is inspect.Parameter.VAR_KEYWORD], fn
+        assert len(_named(fn)) <= most, (fn, _named(fn))
+
+
+def test_no_deprecated_spelling_is_left_in_the_library():
+    from pathlib import Path  # noqa: PLC0415
+
+    root = Path(ldopt.__file__).parent.parent
+    hits = [
+        str(f.relative_to(root))
+        for pkg in ("ldopt", "ldopt_torch", "ldopt_experiments")
+        for f in (root / pkg).rglob("*.py")
+        if "DeprecationWarning" in f.read_text(encoding="utf-8") or "deprecated" in f.read_text(encoding="utf-8")
+    ]
+    assert hits == []

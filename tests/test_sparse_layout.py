@@ -93,7 +93,7 @@ def test_sparse_shared_bound_is_the_dense_shared_bound_at_the_same_multipliers(p
 @pytest.mark.parametrize(("mode", "step"), [("joint", "polyak"), ("shared", "polyak"), ("shared", "master")])
 def test_a_sparse_result_gives_the_dense_arrays_and_its_bounds(pmedian, mode, step):
     p, dec, costs = pmedian
-    r = dec.dual(costs, 40, mode=mode, step=step, layout="sparse", progress=False)
+    r = dec.dual(costs, DualSettings(layout="sparse"), iterations=40, mode=mode, step=step, progress=False)
     assert r.layout == "sparse" and r.lam.shape == (len(costs), Support.of(dec).nnz)
     q = p.objective_coefficients(costs)
     opt = p.solve(costs, solver="highs").objective
@@ -117,8 +117,8 @@ def test_a_sparse_result_gives_the_dense_arrays_and_its_bounds(pmedian, mode, st
 def test_column_generation_on_the_supports_reaches_the_dense_runs_bound(pmedian):
     """The master prices on the supports in both layouts; stored either way it is the same optimum."""
     _, dec, costs = pmedian
-    sparse = dec.dual(costs, 200, step="master", layout="sparse", progress=False)
-    dense = dec.dual(costs, 200, step="master", layout="dense", progress=False)
+    sparse = dec.dual(costs, DualSettings(layout="sparse"), iterations=200, step="master", progress=False)
+    dense = dec.dual(costs, DualSettings(layout="dense"), iterations=200, step="master", progress=False)
     ld = ldopt.lagrangian_bound(dec, costs, progress=False)
     assert ld.converged.all() and sparse.layout == "sparse" and dense.layout == "dense"
     for r in (sparse, dense):
@@ -162,30 +162,39 @@ def test_a_dual_whose_multipliers_outgrow_the_machine_is_refused_before_it_runs(
     count = total // (8 * m * m * n) + 1  # just more than the machine holds
     many = np.resize(costs, (count, costs.shape[1]))
     with pytest.raises(InputError, match=r"mode='independent'.*GB\), more than this machine's.*mode='joint'"):
-        dec.dual(many, 1, mode="independent", progress=False)
+        dec.dual(many, iterations=1, mode="independent", progress=False)
     with pytest.raises(InputError, match="more than this machine's"):
-        lt.LDDataset(dec, np.zeros((count, 1)), many, iterations=1, independent=True, progress=False)
+        lt.LDDataset(
+            dec, np.zeros((count, 1)), many, lt.DEFAULTS.dual.merged(iterations=1, mode="independent"), progress=False
+        )
     check_memory(dec, count, DualSettings(mode="joint", layout="sparse"))  # fits: no error
 
 
 def test_the_sparse_layout_is_saved_chunked_and_continued(pmedian, tmp_path):
     _, dec, costs = pmedian
-    r = dec.dual(costs, 20, mode="joint", step="polyak", layout="sparse", progress=False)
+    r = dec.dual(costs, DualSettings(layout="sparse"), iterations=20, mode="joint", step="polyak", progress=False)
     again = DualResult.from_arrays(*r.to_arrays())
     assert again.layout == "sparse" and again.support.same(r.support)
     for d in (0, 5):
         np.testing.assert_array_equal(again.main_solution(d), r.main_solution(d))
         np.testing.assert_array_equal(again.main_objective(d), r.main_objective(d))
     chunked = dec.dual(
-        costs, 20, mode="joint", step="polyak", layout="sparse", progress=False, checkpoint=tmp_path, chunk_size=2
+        costs,
+        DualSettings(layout="sparse"),
+        iterations=20,
+        mode="joint",
+        step="polyak",
+        progress=False,
+        checkpoint=tmp_path,
+        chunk_size=2,
     )
     np.testing.assert_array_equal(chunked.lam, r.lam)
     np.testing.assert_array_equal(chunked.box_x, r.box_x)
-    priced = dec.dual(costs, 1, mode="joint", step="polyak", warm=r, progress=False)  # auto: the warm layout
+    priced = dec.dual(costs, iterations=1, mode="joint", step="polyak", warm=r, progress=False)  # auto: the warm layout
     assert priced.layout == "sparse"
     np.testing.assert_allclose(priced.run_bounds, r.run_bounds, rtol=1e-12)
     with pytest.raises(InputError, match="layout"):
-        dec.dual(costs, 1, mode="joint", step="polyak", warm=r, layout="dense", progress=False)
+        dec.dual(costs, DualSettings(layout="dense"), iterations=1, mode="joint", step="polyak", warm=r, progress=False)
 
 
 def test_auto_keeps_dense_rows_dense_and_refuses_what_sparse_cannot_run(pmedian):
@@ -213,7 +222,7 @@ def test_weak_duality_of_the_sparse_layout_on_random_instances():
         C = rng.uniform(-1, 5, (4, n))
         opt = p.solve(C, solver="highs").objective
         for mode in ("joint", "shared"):
-            r = dec.dual(C, 30, mode=mode, step="polyak", layout="sparse", progress=False)
+            r = dec.dual(C, DualSettings(layout="sparse"), iterations=30, mode=mode, step="polyak", progress=False)
             assert np.all(r.bound >= opt - 1e-7 * np.maximum(1, np.abs(opt))), (seed, mode)
             ok = np.isfinite(r.primal_objective)
             assert np.all(r.primal_objective[ok] <= opt[ok] + 1e-7), (seed, mode)
@@ -233,7 +242,7 @@ def test_a_training_set_on_the_supports_trains_like_any_other(pmedian, tmp_path)
     C = base * (1 + 0.3 * np.tanh(F @ rng.normal(size=(3, len(base)))))
     data = lt.LDDataset(dec, F, C, cache=tmp_path, progress=False)
     assert data.result.layout == "sparse" and data.settings["layout"] == "sparse"
-    assert lt.LDDataset(dec, F, C, preset=lt.PAPER, progress=False).result.layout == "dense"
+    assert lt.LDDataset(dec, F, C, lt.PAPER.dual, progress=False).result.layout == "dense"
     batch = data.view(4)._batch(torch.arange(5))
     np.testing.assert_allclose(batch["main_objective"].numpy(), data.result.main_objective(4, np.arange(5)), rtol=1e-6)
     np.testing.assert_allclose(batch["main_solution"].numpy(), data.result.main_solution(4, np.arange(5)), rtol=1e-6)

@@ -1,9 +1,7 @@
 """Pluggable surrogates: Fenchel–Young against PyEPO, the registry, a user's surrogate end to end
-(LDLoss, fit, the harness's method names) and the deprecated LDLoss keywords."""
+(LDLoss, fit, the harness's method names); LDLoss's older keywords are gone."""
 
 from __future__ import annotations
-
-import warnings
 
 import numpy as np
 import pytest
@@ -99,21 +97,12 @@ def test_a_user_surrogate_trains_through_ldloss_and_the_harness(identity):
     assert out.epochs == 2 and np.isfinite(out.best_val)
 
 
-def test_deprecated_ldloss_keywords_still_work():
+def test_the_older_ldloss_keywords_are_gone():
+    """A surrogate's settings live on its object (``lt.IMLE(lambd=...)``); ``method=``, ``loss=``
+    and the I-MLE keywords of ``LDLoss`` are refused by Python itself."""
     dec = mkp()[0]
-    with (
-        pytest.warns(DeprecationWarning, match="method= is deprecated; use surrogate="),
-        pytest.warns(DeprecationWarning, match="loss= is deprecated; use target="),
-    ):
-        old = lt.LDLoss(dec, method="imle", loss="L2")
-    assert (old.method, old.target, old.loss) == ("imle", "L2", "L2")
-    with pytest.warns(DeprecationWarning, match=r"LDLoss\(\.\.\., lambd=, two_sides=\) is deprecated"):
-        tuned = lt.LDLoss(dec, "imle", "L2", lambd=100, two_sides=True)
-    assert isinstance(tuned.surrogate, lt.IMLE) and tuned.surrogate.lambd == 100 and tuned.surrogate.two_sides
-    with pytest.raises(ldopt.InputError, match="expected it or the deprecated method=, not both"):
-        lt.LDLoss(dec, "imle", method="spo+")
-    with pytest.raises(ldopt.InputError, match="expected keywords among"):
-        lt.LDLoss(dec, "imle", temperature=3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        lt.LDLoss(dec, lt.IMLE(lambd=100), "L2")
+    for old in (dict(method="imle"), dict(loss="L2"), dict(lambd=100)):
+        with pytest.raises(TypeError, match="unexpected keyword argument"):
+            lt.LDLoss(dec, "imle", **old)
+    tuned = lt.LDLoss(dec, lt.IMLE(lambd=100, two_sides=True), "L2")
+    assert tuned.method == "imle" and tuned.surrogate.lambd == 100 and tuned.target == "L2"

@@ -134,7 +134,7 @@ def test_training_through_the_one_tree_beats_a_random_model():
     dec = tsp_oracle.decompose(p, nodes)
     F, C = tsp.gen_data(160, 5, nodes, deg=4, noise_width=0.5, seed=7)
     F, C = F.astype(float), C.astype(float)
-    data = lt.LDDataset(dec, F[:120], C[:120], mode="shared", iterations=50, progress=False)
+    data = lt.LDDataset(dec, F[:120], C[:120], lt.DEFAULTS.dual.merged(mode="shared", iterations=50), progress=False)
     torch.manual_seed(0)
     net = torch.nn.Linear(5, p.num_costs)
 
@@ -159,7 +159,9 @@ def test_perturbations_leave_the_flows_unpriced(small, surrogate):
     p, dec = small
     oracle = dec.blocks[-1].user_oracle
     F, C = tsp.gen_data(40, 4, N, deg=4, noise_width=0.5, seed=9)
-    data = lt.LDDataset(dec, F.astype(float), C.astype(float), mode="shared", iterations=20, progress=False)
+    data = lt.LDDataset(
+        dec, F.astype(float), C.astype(float), lt.DEFAULTS.dual.merged(mode="shared", iterations=20), progress=False
+    )
     before = oracle.fallback_count
     loss = lt.LDLoss(dec, surrogate=surrogate, target="L1")
     lt.fit(

@@ -11,11 +11,26 @@ decomposition at once (`forms`). Step rules, stopping and parallelism: `run` and
 from .bound import LagrangianBound, lagrangian_bound
 from .master import MASTER_WIDTH, resolve_step
 from .result import DualResult
-from .settings import Adam, DualMode, DualSettings, Master, Polyak, Rule, StepChoice, StepRule
-from .solve import solve_chunk, solve_dual
+from .settings import (
+    LP_WIDTH,
+    TRAINING,
+    Adam,
+    DualMode,
+    DualSettings,
+    Master,
+    Polyak,
+    Rule,
+    Start,
+    StartChoice,
+    StepChoice,
+    StepRule,
+)
+from .solve import resolve_settings, resolve_start, solve_chunk, solve_dual
 
 __all__ = [
+    "LP_WIDTH",
     "MASTER_WIDTH",
+    "TRAINING",
     "Adam",
     "DualMode",
     "DualResult",
@@ -24,9 +39,13 @@ __all__ = [
     "Master",
     "Polyak",
     "Rule",
+    "Start",
+    "StartChoice",
     "StepChoice",
     "StepRule",
     "lagrangian_bound",
+    "resolve_settings",
+    "resolve_start",
     "resolve_step",
     "solve_chunk",
     "solve_dual",

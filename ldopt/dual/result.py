@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import checks
 from ..errors import InputError
-from .settings import DualMode
+from .settings import DualMode, Start
 from .stacking import compact, pad_rows, stack_parts
 from .support import Support
 
@@ -57,6 +57,9 @@ class DualResult:
         Wall-clock seconds of the solve.
     step
         The step rule used (``"polyak"``, ``"adam"`` or ``"master"``).
+    start
+        The start used: ``"symmetric"``, ``"lp"`` or a number (``None``: a result cached before
+        the start was recorded).
     solvers
         Each block's solver name.
     chunks_computed
@@ -81,6 +84,7 @@ class DualResult:
     iterations: int
     seconds: float
     step: str
+    start: float | Start | None = None
     solvers: list[str] = field(default_factory=list)
     chunks_computed: int = 1
     chunks_loaded: int = 0
@@ -231,6 +235,7 @@ class DualResult:
             iterations=self.iterations,
             seconds=self.seconds,
             step=self.step,
+            start=self.start,
             solvers=list(self.solvers),
         )
         if self.support is not None and self.box_x is not None:
@@ -259,6 +264,7 @@ class DualResult:
             iterations=int(header["iterations"]),
             seconds=float(header["seconds"]),
             step=header["step"],
+            start=header.get("start"),
             solvers=list(header["solvers"]),
             support=Support.from_arrays(arrays, main.shape[-1]) if sparse else None,
             box_x=arrays["box_x"] if sparse else None,
@@ -294,6 +300,7 @@ class DualResult:
             iterations=it,
             seconds=max(p.seconds for p in parts),
             step=first.step,
+            start=first.start,
             solvers=first.solvers,
             support=first.support,
             **cats,

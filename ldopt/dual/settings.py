@@ -15,6 +15,7 @@ StepRule = Literal["polyak", "adam", "master"]
 StepChoice = Literal["polyak", "adam", "master", "auto"]  # "auto": resolved per decomposition (resolve_step)
 Layout = Literal["auto", "dense", "sparse"]  # where multipliers and copies live (ldopt.dual.support)
 Start = Literal["symmetric", "lp"]  # the shared λ = q/m, or the LP relaxation's duals (lp_start)
+StartChoice = Literal["auto", "symmetric", "lp"]  # "auto": resolved per decomposition (resolve_start)
 SolverChoice = str | tuple[str, ...] | tuple[tuple[int, str], ...]  # all blocks, one per block, {block: name}
 
 
@@ -35,8 +36,8 @@ def solver_choice(solver: Any) -> SolverChoice:
     raise InputError(f"solver: expected {what}, got {solver!r}")
 
 
-def start_value(name: str, value: Any) -> float | Start:
-    """The multipliers' start ``value``: a finite number, ``"symmetric"`` or ``"lp"``.
+def start_value(name: str, value: Any) -> float | StartChoice:
+    """The multipliers' start ``value``: a finite number, ``"auto"``, ``"symmetric"`` or ``"lp"``.
 
     Parameters
     ----------
@@ -46,38 +47,10 @@ def start_value(name: str, value: Any) -> float | Start:
         The start to check.
     """
     if isinstance(value, str):
-        if value in get_args(Start):
-            return cast(Start, value)
-        raise InputError(f"{name}: expected a number, 'symmetric' or 'lp', got {value!r}")
+        if value in get_args(StartChoice):
+            return cast(StartChoice, value)
+        raise InputError(f"{name}: expected a number, 'auto', 'symmetric' or 'lp', got {value!r}")
     return checks.finite(name, value)
-
-
-def dual_mode(mode: Any, independent: Any, default: DualMode) -> DualMode:
-    """``mode`` (``default`` when ``None``), with the older ``independent=True`` spelling of
-    ``"independent"``; both given and different is an error."""
-    independent = checks.boolean("independent", independent)
-    if mode is None:
-        return "independent" if independent else default
-    if independent and mode != "independent":
-        raise InputError(f"independent=True and mode={mode!r}: expected one of them, not both")
-    return cast(DualMode, checks.choice("mode", mode, ("joint", "independent", "shared")))
-
-
-GIVEN = object()  # a keyword's "default" that counts it as given whatever its value
-
-
-def refuse_beside(where: str, keywords: dict[str, tuple[Any, Any]]) -> None:
-    """Refuse the keywords ``{name: (value, default)}`` that differ from their default beside a
-    settings object passed as ``where`` (plain values compared; anything else counts as given)."""
-
-    def unset(value: Any, default: Any) -> bool:
-        if value is default:
-            return True
-        return type(value) in (int, float, str, bool) and type(value) is type(default) and value == default
-
-    given = [k for k, (value, default) in keywords.items() if not unset(value, default)]
-    if given:
-        raise InputError(f"{', '.join(given)}: expected them inside {where}, got them beside it")
 
 
 @dataclass(frozen=True)
@@ -178,73 +151,74 @@ Rule = Polyak | Adam | Master
 RULES: dict[str, type[Rule]] = {"polyak": Polyak, "adam": Adam, "master": Master}
 
 
-def step_rule(step: Any, lr: float | None = None) -> Rule | Literal["auto"]:
+def step_rule(step: Any) -> Rule | Literal["auto"]:
     """A step rule from a rule object or its name (``"auto"`` stays a name until the
-    decomposition resolves it); ``lr`` gives a named rule its step scale."""
+    decomposition resolves it)."""
     if isinstance(step, (Polyak, Adam, Master)):
-        if lr is not None:
-            raise InputError(f"lr: expected it only with a step rule's name, got it with {step!r} (set the rule's own)")
         return step
     choice = checks.choice("step", step, get_args(StepChoice))
-    if choice == "auto":
-        return "auto"
-    rule = RULES[choice]()
-    return rule if lr is None else rule.scaled(checks.positive("lr", lr))
+    return "auto" if choice == "auto" else RULES[choice]()
 
 
 @dataclass(frozen=True)
 class DualSettings:
     """How [`ldopt.dual.solve_dual()`][ldopt.dual.solve_dual] optimises the multipliers: one frozen,
-    validated record, passed as is from [`LDDataset`][ldopt_torch.LDDataset] to the solver and used
-    as the cache key.
+    validated record holding every default of the dual once, passed as is from
+    [`LDDataset`][ldopt_torch.LDDataset] to the solver and used as the cache key.
 
     Parameters
     ----------
     iterations
         Subgradient steps at most per run (pricing rounds for the master).
     mode
-        ``"shared"`` (one symmetric solve for every decomposition), ``"independent"`` (the paper's
-        one μ-form run per decomposition) or ``"joint"`` (one μ-form run whose per-block penalties
-        serve every decomposition).
+        ``"shared"`` (one symmetric solve for every decomposition: the tightest bounds for the least
+        work), ``"independent"`` (the paper's one μ-form run per decomposition) or ``"joint"`` (one
+        μ-form run whose per-block penalties serve every decomposition, ``2m`` block solves an
+        iteration).
     step
-        The step rule: [`Polyak`][ldopt.dual.settings.Polyak], [`Adam`][ldopt.dual.settings.Adam],
-        [`Master`][ldopt.dual.settings.Master], their names, or ``"auto"`` (resolved per
-        decomposition by [`resolve_step()`][ldopt.dual.master.resolve_step]; the default).
-    lr
-        A named rule's step scale (Polyak's ``α``, Adam's learning rate); ``None``: the rule's own.
-        Give a rule object its parameter instead.
+        The step rule: [`Polyak`][ldopt.dual.settings.Polyak]``(alpha=2)``,
+        [`Adam`][ldopt.dual.settings.Adam]``(lr=0.01)`` (the reference's rule),
+        [`Master`][ldopt.dual.settings.Master]``()`` (the exact dual optimum by column generation),
+        their names, or ``"auto"`` (the default: the master where every block touches at most
+        [`MASTER_WIDTH`][ldopt.dual.master.MASTER_WIDTH] variables, else Polyak;
+        [`resolve_step()`][ldopt.dual.master.resolve_step]).
     mu0
-        The start: ``"symmetric"`` (``q/m`` per block; the default), ``"lp"`` (the LP's duals,
-        [`lp_multipliers()`][ldopt.dual.lp_start.lp_multipliers]) or a number (the paper's 1).
+        The start: ``"symmetric"`` (every block's objective ``q/m``, which follows the costs'
+        scale), ``"lp"`` (the LP relaxation's row duals split over the blocks: a bound at most the
+        LP's for one warm HiGHS LP solve per instance, and its repaired point a first primal value;
+        linear models, [`lp_multipliers()`][ldopt.dual.lp_start.lp_multipliers]), a number (the
+        μ-forms' start, the paper's 1), or ``"auto"`` (the default,
+        [`resolve_start()`][ldopt.dual.solve.resolve_start]: the LP's duals priced once where the
+        model is linear and every block touches at least [`LP_WIDTH`][ldopt.dual.settings.LP_WIDTH]
+        variables, else ``"symmetric"``).
     tol
-        An instance stops once its bound is within this (relative) of the best primal value.
+        An instance stops once its bound is within this (relative) of the best primal value, or its
+        copies agree.
     time_limit
         Seconds per instance, or ``None`` (a chunk of ``b`` instances stops after ``time_limit × b``).
     solver
-        The block solvers: a name, one per block, or ``{block: name}``.
+        The block solvers: one name for every block, a list with one per block, or
+        ``{block: name}`` (``"auto"``: an exact oracle where one fits).
     layout
         Where multipliers and copies live: ``"sparse"`` (on each block's support), ``"dense"`` or
-        ``"auto"`` ([`resolve_layout()`][ldopt.dual.support.resolve_layout]).
+        ``"auto"`` (the default: sparse where the supports hold at most half of ``m × n``;
+        [`resolve_layout()`][ldopt.dual.support.resolve_layout]). Both give the same bounds.
     """
 
     iterations: int = 300
     mode: DualMode = "shared"
     step: Rule | StepChoice = "auto"
-    lr: float | None = None
-    mu0: float | Start = "symmetric"
+    mu0: float | StartChoice = "auto"
     tol: float = 1e-6
     time_limit: float | None = None
     solver: SolverChoice = "auto"
     layout: Layout = "auto"
 
     def __post_init__(self) -> None:
-        lr = checks.positive_or_none("lr", self.lr)
-        step = step_rule(self.step, lr)
         fields = dict(
             iterations=checks.positive_int("iterations", self.iterations),
             mode=checks.choice("mode", self.mode, get_args(DualMode)),
-            step=step,
-            lr=lr if step == "auto" else None,  # the rule's own parameter, once "auto" is resolved
+            step=step_rule(self.step),
             mu0=start_value("mu0", self.mu0),
             tol=checks.nonnegative("tol", self.tol),
             time_limit=checks.positive_or_none("time_limit", self.time_limit, " (seconds)"),
@@ -254,12 +228,30 @@ class DualSettings:
         for key, value in fields.items():
             object.__setattr__(self, key, value)
 
+    def merged(self, **given: Any) -> DualSettings:
+        """These settings with the keywords ``given`` that are not ``None`` in place of their fields
+        (how ``dec.dual`` and ``LDDataset`` merge their everyday keywords into ``settings``).
+
+        Parameters
+        ----------
+        **given
+            Fields of ``DualSettings``; ``None`` leaves a field as it is.
+        """
+        return replace(self, **{k: v for k, v in given.items() if v is not None})
+
     @property
     def rule(self) -> Rule:
         """The step rule (``"auto"`` must be resolved first)."""
         if isinstance(self.step, str):
             raise InputError("step='auto': expected it resolved for a decomposition (ldopt.dual.resolve_step)")
         return self.step
+
+    @property
+    def start(self) -> float | Start:
+        """The start (``"auto"`` must be resolved first)."""
+        if self.mu0 == "auto":
+            raise InputError("mu0='auto': expected it resolved for a decomposition (ldopt.dual.resolve_start)")
+        return self.mu0
 
     @property
     def step_name(self) -> str:
@@ -295,6 +287,14 @@ class DualSettings:
         return out
 
 
+LP_WIDTH = 1000
+"""The narrowest block (variables its rows touch) at which ``mu0="auto"`` starts from the LP's
+duals and prices them once: there one evaluation of the blocks costs about one LP solve (the
+10,000 × 50 knapsack: the LP start 2.5× one LP solve an instance, 30 steps from the symmetric
+start 55× with a bound 2.3% above the LP start's, ``benchmarks/bench_lp_multipliers.py``); the
+widest block of the zoo's models and the families trained in ``docs/results.md`` touches 100."""
+
 TRAINING = DualSettings(iterations=30, mode="joint", step="polyak")
-"""The training sets' default dual (``LDDataset``'s): one joint μ-form run of 30 Polyak steps from
-the symmetric start, whose penalties serve every decomposition (what ``ldopt.check`` times)."""
+"""The training sets' default dual (``LDDataset``'s and ``lt.DEFAULTS.dual``): one joint μ-form run
+of 30 Polyak steps (from the start ``mu0="auto"`` chooses), whose penalties serve every
+decomposition (what ``ldopt.check`` reports)."""

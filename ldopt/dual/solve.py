@@ -22,7 +22,6 @@ import numpy as np
 
 from .. import cache, checks, parallel
 from ..decomposition import Blocks
-from ..deprecation import renamed
 from ..errors import InputError
 from ..progress import counting_bar
 from ..threads import map_ranges, num_threads, pool_executor, split
@@ -30,7 +29,7 @@ from .chunk import chunk_rows, solve_chunk
 from .master import resolve_step
 from .memory import check_memory
 from .result import DualResult
-from .settings import DualMode, DualSettings, Layout, Rule, Start, StepChoice, dual_mode, refuse_beside
+from .settings import LP_WIDTH, DualMode, DualSettings, Rule, Start, StartChoice, StepChoice
 from .support import Support, resolve_layout
 
 
@@ -63,26 +62,95 @@ def _warm_start(dec: Blocks, warm: Any, mode: str, count: int, layout: str) -> n
     return dec.problem.sign * lam
 
 
+def resolve_start(dec: Blocks, mu0: float | StartChoice, iterations: int) -> tuple[float | Start, int]:
+    """The start ``mu0`` names for ``dec`` and the iterations from it: ``"auto"`` is ``("lp", 1)``
+    (the LP relaxation's duals, priced once) where ``dec``'s model is linear and every block touches
+    at least [`LP_WIDTH`][ldopt.dual.settings.LP_WIDTH] variables, else ``("symmetric", iterations)``;
+    any other start keeps ``iterations``.
+
+    On blocks that wide one evaluation of the blocks costs about one LP solve, and the LP's duals
+    give a bound at most the LP's: subgradient steps from there cost tens of LP solves for little
+    (on the 10,000 × 50 knapsack the LP start cost 2.5 LP solves an instance, 30 joint steps 55, and
+    those ended 2.3% above the LP start's bound).
+
+    Parameters
+    ----------
+    dec
+        The decomposition.
+    mu0
+        The start, or ``"auto"``.
+    iterations
+        The iterations asked for.
+    """
+    if mu0 != "auto":
+        return mu0, iterations
+    return ("lp", 1) if lp_start_fits(dec)[0] else ("symmetric", iterations)
+
+
+def lp_start_fits(dec: Blocks) -> tuple[bool, str]:
+    """Whether ``mu0="auto"`` starts ``dec``'s dual from the LP's duals, and why (a phrase).
+
+    Parameters
+    ----------
+    dec
+        The decomposition.
+    """
+    quadratic = [r.name for r in dec.problem.compiled.rows if r.is_quadratic]
+    if quadratic:
+        return False, f"the quadratic row '{quadratic[0]}' has no LP relaxation"
+    widths = np.diff(Support.of(dec).indptr)
+    narrowest = int(widths.min()) if len(widths) else 0
+    if narrowest < LP_WIDTH:
+        return False, f"the narrowest block touches {narrowest} variables (< LP_WIDTH = {LP_WIDTH})"
+    return True, f"a linear model whose blocks all touch at least LP_WIDTH = {LP_WIDTH} variables"
+
+
+def resolve_settings(dec: Blocks, settings: DualSettings, warm: DualResult | None = None) -> DualSettings:
+    """``settings`` with every ``"auto"`` resolved for ``dec``: the step rule
+    ([`resolve_step()`][ldopt.dual.master.resolve_step]; Polyak with ``warm``, whose multipliers are
+    continued step by step), the start ([`resolve_start()`][ldopt.dual.solve.resolve_start]; with
+    ``warm`` the start is unused) and the layout
+    ([`resolve_layout()`][ldopt.dual.support.resolve_layout]; with ``warm``, the warm result's).
+    What a result records and a cache is keyed by.
+
+    Parameters
+    ----------
+    dec
+        The decomposition.
+    settings
+        The dual's settings.
+    warm
+        A result to continue from, or ``None``.
+    """
+    step = settings.step
+    if step == "auto":
+        step = "polyak" if warm is not None else resolve_step(dec, "auto")
+    mu0, iterations = (
+        ("symmetric", settings.iterations)
+        if warm is not None and settings.mu0 == "auto"
+        else (resolve_start(dec, settings.mu0, settings.iterations))
+    )
+    layout = settings.layout
+    if layout == "auto" and isinstance(warm, DualResult):  # a warm start continues in its own layout
+        layout = warm.layout
+    layout = resolve_layout(dec, layout, settings.mode)
+    return replace(settings, step=step, mu0=mu0, iterations=iterations, layout=layout)
+
+
 def solve_dual(
     dec: Blocks,
     costs: Any,
-    iterations: int = 300,
+    settings: DualSettings | None = None,
     *,
+    iterations: int | None = None,
     mode: DualMode | None = None,
-    independent: bool = False,
-    step: Rule | StepChoice = "auto",
-    lr: float | None = None,
-    mu0: float | Start = "symmetric",
-    tol: float = 1e-6,
-    time_limit: float | None = None,
-    solver: Any = "auto",
+    step: Rule | StepChoice | None = None,
+    solver: Any = None,
+    warm: DualResult | None = None,
     executor: Executor | None = None,
     chunk_size: int | None = None,
     checkpoint: str | Path | None = None,
     progress: bool = True,
-    warm: DualResult | None = None,
-    settings: DualSettings | None = None,
-    layout: Layout = "auto",
 ) -> DualResult:
     """Optimise the multipliers of ``dec`` for each cost vector of ``costs``.
 
@@ -95,47 +163,16 @@ def solve_dual(
         The decomposition.
     costs
         One cost vector ``(num_costs,)`` or a batch ``(B, num_costs)``.
-    iterations
-        Subgradient steps at most per run (pricing rounds for ``step="master"``).
-    mode
-        ``"shared"`` (default: one symmetric solve, the tightest bounds for the least work),
-        ``"independent"`` (the paper's ``m`` runs from ``μ = mu0``) or ``"joint"`` (one run from
-        ``μ = mu0`` whose penalties serve every decomposition, ``2m`` block solves an iteration).
-    independent
-        ``True``: ``mode="independent"`` (the older spelling).
-    step
-        A step rule with its parameters — [`Polyak`][ldopt.dual.settings.Polyak]``(alpha=2)``,
-        [`Adam`][ldopt.dual.settings.Adam]``(lr=0.01)`` (the reference's rule),
-        [`Master`][ldopt.dual.settings.Master]``()`` — or a name: ``"polyak"``, ``"adam"``,
-        ``"master"`` (the exact dual optimum by column generation, `ldopt.dual.master`: it needs no
-        primal value and converges where no feasible point is found — flow, fixed-charge and
-        lot-sizing rows; every mode then stores the same optimum for every decomposition) or
-        ``"auto"`` (the default): ``"master"`` where every block touches at most
-        [`MASTER_WIDTH`][ldopt.dual.master.MASTER_WIDTH] variables, else ``"polyak"``
-        ([`resolve_step()`][ldopt.dual.master.resolve_step]; the result's ``step`` names the rule
-        used; with ``warm``, ``"auto"`` is Polyak: the given multipliers are continued step by step,
-        and ``iterations=1`` prices them). Chosen by measurement: on seventeen models ``"auto"``
-        reached the exact bound and Polyak stopped up to 15% from it (``benchmarks/bench_zoo.py``).
-    lr
-        Deprecated: a named rule's step scale (Polyak's ``α`` or Adam's learning rate); give the
-        rule's own parameter instead (``step=Polyak(alpha=1)``).
-    mu0
-        The start: ``"symmetric"`` (the default: where the shared solve starts, every block's
-        objective ``q/m``, which follows the costs' scale and on minimisations with many rows is
-        far closer to a bound), ``"lp"`` (every mode: the LP relaxation's row duals split over the
-        blocks, whose bound is at most the LP's, for one warm HiGHS LP solve per instance; its
-        point, repaired, is a first primal value; linear models,
-        [`lp_multipliers()`][ldopt.dual.lp_start.lp_multipliers]) or a number (the μ-forms' start,
-        the paper's 1).
-    tol
-        An instance stops once its bound is within this (relative) of the best primal value, or its
-        copies agree.
-    time_limit
-        Seconds per instance, or ``None``: a chunk of ``b`` instances (solved together) stops after
-        ``time_limit × b`` seconds (as everywhere in ldopt, a time limit is per instance).
-    solver
-        The block solvers: one name for every block, a list with one per block, or
-        ``{block: name}`` (``"auto"``: an exact oracle where one fits).
+    settings
+        The algorithm's settings, a [`DualSettings`][ldopt.dual.DualSettings] (``None``: its
+        defaults); the start ``mu0``, ``tol``, ``time_limit`` and ``layout`` are set there.
+    iterations, mode, step, solver
+        The everyday settings, merged into ``settings`` where given (see
+        [`DualSettings`][ldopt.dual.DualSettings]).
+    warm
+        A result of the same mode for as many instances to continue from, also on other costs
+        (the start ``mu0`` is then unused; a shared result is first projected onto
+        ``Σ_k λ_k = q(costs)``); with ``iterations=1`` it prices those multipliers for ``costs``.
     executor
         Any ``concurrent.futures.Executor`` to spread chunks of ``chunk_size`` instances over;
         ``None``: this process's threads (``LDOPT_THREADS``, default every core).
@@ -145,26 +182,12 @@ def solve_dual(
         A folder where every finished chunk is saved atomically; a rerun resumes from it.
     progress
         Show a progress bar.
-    warm
-        A result of the same mode for as many instances to continue from, also on other costs
-        (``mu0`` is then unused; a shared result is first projected onto ``Σ_k λ_k = q(costs)``); with
-        ``iterations=1`` it prices those multipliers for ``costs``.
-    settings
-        All the algorithm's settings as one [`DualSettings`][ldopt.dual.DualSettings] (as
-        [`LDDataset`][ldopt_torch.LDDataset] passes them); then ``iterations``, ``mode``,
-        ``independent``, ``step``, ``lr``, ``mu0``, ``tol``, ``time_limit``, ``solver`` and
-        ``layout`` stay unset.
-    layout
-        Where multipliers and copies are stored: ``"auto"`` (the default: on the blocks' supports
-        where they hold at most half of ``m × n``, the variables each block's rows touch; with
-        ``warm``, the warm result's layout), ``"sparse"`` or ``"dense"`` (`ldopt.dual.support`).
-        Both give the same bounds at the same multipliers; the result's methods return the same
-        dense arrays.
 
     Returns
     -------
     DualResult
-        The multipliers, bounds (user's sense), main solutions, primal values and the history.
+        The multipliers, bounds (user's sense), main solutions, primal values, the history, and
+        the step rule and start used (``result.step``, ``result.start``: ``"auto"`` resolved).
     """
     checks.instance("dec", dec, Blocks, "an ldopt.Decomposition (ldopt.decompose(problem))")
     c, _ = dec.problem.check_costs(costs)
@@ -173,45 +196,12 @@ def solve_dual(
     progress = checks.boolean("progress", progress)
     chunk_size = checks.positive_int_or_none("chunk_size", chunk_size)
     checks.executor_or_none("executor", executor)
-    if settings is not None:
-        checks.instance("settings", settings, DualSettings, "an ldopt.dual.DualSettings or None")
-        refuse_beside(
-            "settings=",
-            dict(
-                iterations=(iterations, 300),
-                mode=(mode, None),
-                independent=(independent, False),
-                step=(step, "auto"),
-                lr=(lr, None),
-                mu0=(mu0, "symmetric"),
-                tol=(tol, 1e-6),
-                time_limit=(time_limit, None),
-                solver=(solver, "auto"),
-                layout=(layout, "auto"),
-            ),
-        )
-    else:
-        if lr is not None:
-            renamed("dec.dual(..., lr=)", "step=ldopt.dual.Polyak(alpha=...) or Adam(lr=...)")
-        settings = DualSettings(
-            iterations=iterations,
-            mode=dual_mode(mode, independent, default="shared"),
-            step=step,
-            lr=lr,
-            mu0=mu0,
-            tol=tol,
-            time_limit=time_limit,
-            solver=solver,
-            layout=layout,
-        )
-    if settings.step == "auto":  # a warm start continues its multipliers step by step (and prices them)
-        settings = replace(settings, step="polyak" if warm is not None else resolve_step(dec, "auto"))
+    base = DualSettings() if settings is None else settings
+    checks.instance("settings", base, DualSettings, "an ldopt.dual.DualSettings or None")
+    settings = base.merged(iterations=iterations, mode=mode, step=step, solver=solver)
     if len(c) == 0:
         raise InputError("costs: expected at least one cost vector, got an empty batch")
-    layout = settings.layout
-    if layout == "auto" and isinstance(warm, DualResult):  # a warm start continues in its own layout
-        layout = warm.layout
-    settings = replace(settings, layout=resolve_layout(dec, layout, settings.mode))
+    settings = resolve_settings(dec, settings, warm)
     check_memory(dec, len(c), settings)  # before any block is solved
     start = _warm_start(dec, warm, settings.mode, len(c), settings.layout)
     t0 = time.perf_counter()
