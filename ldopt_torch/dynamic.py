@@ -22,20 +22,17 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import torch
 from torch import nn
 
-from ldopt import checks
-from ldopt.dual import DualResult
+from ldopt import Decomposition, checks
+from ldopt.dual import DualResult, DualSettings
 from ldopt.errors import InputError
 
 from .batches import model_inputs
-
-if TYPE_CHECKING:
-    from .dataset import LDDataset
 
 FOLLOWING_MODES = ("joint", "independent")
 
@@ -100,11 +97,25 @@ def check_following(policy: Any, mode: str) -> DynamicMultipliers | None:
     return policy
 
 
+class Followed(Protocol):
+    """What a [`Follower`][ldopt_torch.dynamic.Follower] reads of its training set (an
+    [`LDDataset`][ldopt_torch.LDDataset]: this module does not import it)."""
+
+    dec: Decomposition
+    result: DualResult
+    dual_settings: DualSettings
+    features: torch.Tensor
+    costs_np: np.ndarray
+
+    def with_result(self, result: DualResult) -> Any:
+        """The same instances with the multipliers ``result``."""
+
+
 class Follower:
     """One training run's multipliers as they follow the model; the dataset itself is left as built,
     so every [`fit()`][ldopt_torch.fit] starts from the same multipliers."""
 
-    def __init__(self, data: LDDataset, policy: DynamicMultipliers) -> None:
+    def __init__(self, data: Followed, policy: DynamicMultipliers) -> None:
         self.data, self.policy = data, policy
         self.result: DualResult = data.result
         base = data.dual_settings
@@ -124,7 +135,7 @@ class Follower:
             model.train(was_training)
         return pred.detach().cpu().double().numpy()
 
-    def update(self, model: nn.Module) -> LDDataset:
+    def update(self, model: nn.Module) -> Any:
         """Move the multipliers towards the model's predictions; the training set they give."""
         t0 = time.perf_counter()
         c = self.data.costs_np
