@@ -27,9 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ldopt import cache
 from ldopt.errors import SolverError
 from ldopt.problems import cvrp, cvrp_packings, cvrp_routes, tsp
+from ldopt.runtime import cache
 from ldopt.solvers.registry import backend
 
 OUT = Path(__file__).parent / "results" / "cvrp_routes.json"

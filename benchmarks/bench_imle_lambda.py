@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 import ldopt_torch as lt
-from ldopt.regret import optima
+from ldopt.evaluate.regret import optima
 from ldopt_experiments.protocol import FAMILIES, knapsack_setup
 
 

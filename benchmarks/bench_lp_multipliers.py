@@ -26,7 +26,7 @@ from sklearn.model_selection import train_test_split
 
 import ldopt
 import ldopt_torch as lt
-from ldopt.lp_relaxation import relaxed_problem, solve_relaxation
+from ldopt.evaluate.lp_relaxation import relaxed_problem, solve_relaxation
 from ldopt.problems import knapsack
 from ldopt.solvers.base import SolverOptions
 from ldopt.solvers.highs import HighsSession

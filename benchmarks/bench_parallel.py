@@ -23,8 +23,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import ldopt
-from ldopt import parallel
 from ldopt.problems import knapsack
+from ldopt.runtime import parallel
 
 RESULTS = Path(__file__).parent / "results"
 

@@ -2,7 +2,7 @@
 
 ``solve_many`` runs one solve per pool thread; Gurobi left to its default takes every core in each
 of them (4 threads on 2 cores, 8 with two experiments side by side). ldopt gives each pool solve
-one thread (``ldopt.threads.solver_threads``). This times the decisions of noisy predictions on
+one thread (``ldopt.runtime.threads.solver_threads``). This times the decisions of noisy predictions on
 the MKP protocol (n = 200, m = 10) both ways, on the same instances in the same process (best of
 ``--repeat``), checks that the decisions are identical, and prints the speed-up.
 
@@ -20,7 +20,7 @@ import numpy as np
 
 import ldopt
 from ldopt.problems import knapsack
-from ldopt.threads import map_ranges, num_threads, split
+from ldopt.runtime.threads import map_ranges, num_threads, split
 
 
 def main() -> None:

@@ -1,7 +1,7 @@
 """All cores by default: speed-up of calls made without an executor, one run.
 
-``dec.dual`` (shared and joint) on the MKP protocol and ``ldopt.regret.solve_many`` (HiGHS) split
-their instances over ``ldopt.threads`` — one chunk per thread; the oracles are GIL-free kernels
+``dec.dual`` (shared and joint) on the MKP protocol and ``ldopt.evaluate.regret.solve_many`` (HiGHS) split
+their instances over ``ldopt.runtime.threads`` — one chunk per thread; the oracles are GIL-free kernels
 and the solvers release the GIL. Each is timed on 1, 2, 4, … threads up to the cores here (best of
 ``--repeat``), the answers are checked identical to the 1-thread answer, and the speed-up and the
 efficiency (speed-up / threads) are printed. Targets: ≥ 1.8× on 2 cores; ≥ 0.7 × cores on a
@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 
 import ldopt
+from ldopt.evaluate.regret import solve_many
 from ldopt.problems import knapsack
-from ldopt.regret import solve_many
 
 
 def best_of(fn, repeat: int):
@@ -52,7 +52,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--out", default="benchmarks/results/threads.json")
     a = ap.parse_args()
-    cores = ldopt.threads.num_threads()
+    cores = ldopt.runtime.threads.num_threads()
     d = knapsack.protocol_data(a.instances, a.items, dim=a.rows)
     model = knapsack.build_model(d.weights, d.capacities)
     dec = ldopt.decompose(ldopt.Problem.from_pyomo(model, model.c))
@@ -69,7 +69,7 @@ def main() -> None:
     for name, job in jobs.items():
         base = None
         for k in counts(cores):
-            ldopt.threads.configure(k)
+            ldopt.runtime.threads.configure(k)
             out, t = best_of(job, a.repeat)
             ref = out.bound if hasattr(out, "bound") else out.objective
             if base is None:
@@ -80,7 +80,7 @@ def main() -> None:
                 f"{name:18s} {k:3d} threads: {t:7.2f} s  speed-up {base / t:5.2f}×  efficiency {base / t / k:.2f}",
                 flush=True,
             )
-    ldopt.threads.configure(None)
+    ldopt.runtime.threads.configure(None)
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(
         json.dumps(

@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 
 import ldopt
-from ldopt.cache import write_text
 from ldopt.problems import family
+from ldopt.runtime.cache import write_text
 from ldopt_experiments.zoo import ZOO
 
 FAMILIES = {"shortest_path": 4, "facility": 6, "set_cover": 16, "lot_sizing": 2, "shift_scheduling": 4}

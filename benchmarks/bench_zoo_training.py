@@ -25,8 +25,8 @@ import numpy as np
 import torch
 
 import ldopt_torch as lt
-from ldopt.cache import write_text
 from ldopt.problems import family
+from ldopt.runtime.cache import write_text
 from ldopt_experiments.protocol import splits
 from ldopt_experiments.zoo import ZOO
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ldopt.regret import evaluate
+from ldopt.evaluate.regret import evaluate
 from ldopt_experiments import cli, protocol_dual
 from ldopt_experiments.arguments import integer_at_least
 from ldopt_experiments.protocol import FAMILIES, Setup

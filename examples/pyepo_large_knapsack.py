@@ -44,9 +44,9 @@ from sklearn.model_selection import train_test_split
 
 import ldopt
 import ldopt_torch as lt
-from ldopt.lp_relaxation import relaxed_problem
+from ldopt.evaluate.lp_relaxation import relaxed_problem
+from ldopt.evaluate.regret import report
 from ldopt.problems import knapsack
-from ldopt.regret import report
 from ldopt_experiments.arguments import integer_at_least
 from ldopt_experiments.plots import plot_stages
 

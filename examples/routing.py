@@ -50,8 +50,8 @@ from sklearn.model_selection import train_test_split
 
 import ldopt
 import ldopt_torch as lt
-from ldopt import cache
 from ldopt.problems import cvrp, cvrp_oracle, cvrp_routes, tsp, tsp_oracle, tsp_tours
+from ldopt.runtime import cache
 from ldopt_experiments.arguments import integer_at_least
 
 PUBLISHED = {  # CaVE (Tang & Khalil, CPAIOR 2024): test normalized regret %, mean training s (their machine)

@@ -1,10 +1,11 @@
 """ldopt: decision-focused learning at scale through Lagrangian decomposition (no torch here)."""
 
-from . import cache, parallel, problems, regret, solvers, threads
-from .decomposed import Decomposition, decompose
-from .decomposition import Block
-from .dual import DualResult, LagrangianBound, lagrangian_bound
-from .errors import (
+from ldopt import problems, solvers
+from ldopt.decomposition.blocks import Block
+from ldopt.decomposition.check import CheckReport, check
+from ldopt.decomposition.decompose import Decomposition, decompose
+from ldopt.dual import DualResult, LagrangianBound, lagrangian_bound
+from ldopt.errors import (
     CacheError,
     ConstraintError,
     CostParamError,
@@ -20,11 +21,12 @@ from .errors import (
     TornCacheError,
     VariableError,
 )
-from .lp_relaxation import lp_optima
-from .preflight import CheckReport, check
-from .problem import Problem
-from .solution import Solution
-from .solvers import Availability, SolverOptions, Status
+from ldopt.evaluate import regret
+from ldopt.evaluate.lp_relaxation import lp_optima
+from ldopt.model.problem import Problem
+from ldopt.model.solution import Solution
+from ldopt.runtime import cache, parallel, threads
+from ldopt.solvers import Availability, SolverOptions, Status
 
 __version__ = "0.1.0"
 

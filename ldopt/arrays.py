@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError
+from ldopt.errors import InputError
 
 
 def as_batch(values: Any, width: int, name: str, allow_nan: bool = False) -> tuple[np.ndarray, bool]:

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .errors import InputError
+from ldopt.errors import InputError
 
 T = TypeVar("T")
 
@@ -125,11 +125,11 @@ def instance(name: str, value: Any, cls: type[T], what: str, fix: str = "") -> T
 
 
 def executor_or_none(name: str, value: Any) -> Any:
-    """A ``concurrent.futures.Executor`` (e.g. ``ldopt.parallel.local_pool()``), or ``None``."""
+    """A ``concurrent.futures.Executor`` (e.g. ``ldopt.runtime.parallel.local_pool()``), or ``None``."""
     if value is not None and not isinstance(value, Executor):
         raise InputError(
-            f"{name}: expected a concurrent.futures.Executor (ldopt.parallel.local_pool(), "
-            f"ldopt.parallel.dask_executor()) or None, got {value!r}"[:300]
+            f"{name}: expected a concurrent.futures.Executor (ldopt.runtime.parallel.local_pool(), "
+            f"ldopt.runtime.parallel.dask_executor()) or None, got {value!r}"[:300]
         )
     return value
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import ldopt
-from ldopt.cache import write_text
-from ldopt.interrupts import Terminated, sigterm_as_interrupt
+from ldopt.runtime.cache import write_text
+from ldopt.runtime.interrupts import Terminated, sigterm_as_interrupt
 
 from .arguments import experiment_parser
 from .methods import check_packages, parse_method
@@ -103,7 +103,7 @@ def report(rows: list[Row], out: str | Path) -> None:
 def _use_workers(args: argparse.Namespace) -> None:
     """``--workers k``: every dual solve and evaluation of this process on ``k`` threads."""
     if getattr(args, "workers", None) is not None:
-        ldopt.threads.configure(args.workers)
+        ldopt.runtime.threads.configure(args.workers)
 
 
 def example(setup: Setup, methods: list[str], args: argparse.Namespace, **options: Any) -> list[Row]:

@@ -7,7 +7,7 @@ import copy
 
 import torch
 
-from ldopt.regret import Optima, evaluate
+from ldopt.evaluate.regret import Optima, evaluate
 
 from .protocol import Setup
 from .results import Row

@@ -10,9 +10,9 @@ import numpy as np
 
 import ldopt
 from ldopt import problems
-from ldopt.cache import digest
 from ldopt.dual import StartChoice
 from ldopt.problems import knapsack
+from ldopt.runtime.cache import digest
 
 Split = tuple[np.ndarray, np.ndarray]  # (features, costs)
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ldopt.cache import write_text
 from ldopt.errors import InputError, OutputError
+from ldopt.runtime.cache import write_text
 
 from .methods import label
 from .paper import PAPER, paper

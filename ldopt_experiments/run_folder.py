@@ -8,8 +8,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from ldopt.cache import write_text
 from ldopt.errors import InputError, OutputError
+from ldopt.runtime.cache import write_text
 
 from .protocol import Setup
 from .results import Row, merge_rows, save_rows, table

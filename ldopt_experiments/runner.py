@@ -16,10 +16,10 @@ from typing import Any
 
 import torch
 
-from ldopt.cache import write_text
 from ldopt.errors import InputError
-from ldopt.interrupts import Terminated
-from ldopt.regret import Optima, RegretReport, evaluate, optima
+from ldopt.evaluate.regret import Optima, RegretReport, evaluate, optima
+from ldopt.runtime.cache import write_text
+from ldopt.runtime.interrupts import Terminated
 from ldopt_torch import PAPER, FitResult, LDDataset, OptDataset, Schedule, Validator, fit
 from ldopt_torch.train import training_decompositions
 
@@ -50,7 +50,7 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
     Every finished run is saved at once (``runs/<run>.json``, merged into ``results.csv`` and
     ``table.md``, its stages' seconds into ``meta.json``, each written atomically). Ctrl-C or
     SIGTERM during a run's training stops the whole invocation (``KeyboardInterrupt``, or its
-    subclass ``ldopt.interrupts.Terminated``) without saving that run as finished.
+    subclass ``ldopt.runtime.interrupts.Terminated``) without saving that run as finished.
     ``resume=True`` keeps the runs already saved under ``out`` and trains only the others, so an
     interrupted invocation goes on where it stopped; it refuses a folder whose ``meta.json``
     records other settings.

@@ -2,7 +2,7 @@
 paper's L1/L2 losses with pluggable surrogates (SPO+, I-MLE, Fenchel–Young, the exact closed form),
 and one trainer."""
 
-from ldopt.regret import relative_regret
+from ldopt.evaluate.regret import relative_regret
 
 from .argopt import BlockArgopt, ProblemArgopt
 from .baselines import FullLoss, MSELoss

@@ -7,7 +7,7 @@ import numpy as np
 import torch
 
 from ldopt import Decomposition, Problem
-from ldopt.regret import checked, solve_many
+from ldopt.evaluate.regret import checked, solve_many
 
 
 class BlockArgopt:

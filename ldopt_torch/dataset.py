@@ -7,7 +7,7 @@ a batch. Both work with a ``torch.utils.data.DataLoader``; `batches()` is the sa
 the per-item overhead.
 
 Caches are arrays (``.npz``) and JSON, never pickle, written atomically and keyed by the
-problem's fingerprint, the costs and the settings ([`ldopt.cache`][ldopt.cache]).
+problem's fingerprint, the costs and the settings ([`ldopt.runtime.cache`][ldopt.runtime.cache]).
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ import numpy as np
 import torch
 
 from ldopt import Decomposition, DualResult, checks
-from ldopt import cache as ldcache
 from ldopt.dual import DualSettings, resolve_settings
 from ldopt.errors import CacheError, InputError
-from ldopt.parallel import clear_checkpoint
+from ldopt.runtime import cache as ldcache
+from ldopt.runtime.parallel import clear_checkpoint
 
 from .batches import InstanceSet, LDBatch
 from .dynamic import DynamicMultipliers, check_following

@@ -14,7 +14,7 @@ import torch
 from torch import nn
 
 from ldopt.errors import LdoptError
-from ldopt.interrupts import Terminated, sigterm_as_interrupt
+from ldopt.runtime.interrupts import Terminated, sigterm_as_interrupt
 
 from .batches import model_inputs
 from .dynamic import Follower

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from ldopt import Problem, checks
-from ldopt.regret import optima
+from ldopt.evaluate.regret import optima
 
 from .batches import InstanceSet, OptBatch
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from ldopt import Decomposition, Problem
 from ldopt.errors import InputError, SolverError
-from ldopt.regret import solve_many
+from ldopt.evaluate.regret import solve_many
 
 try:
     from pyepo import EPO

@@ -32,7 +32,7 @@ from torch import nn
 
 from ldopt import checks
 from ldopt.errors import InputError
-from ldopt.progress import bar_options, enabled
+from ldopt.runtime.progress import bar_options, enabled
 
 from .baselines import MSELoss
 from .batches import CostsOnly

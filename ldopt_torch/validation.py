@@ -12,8 +12,8 @@ from torch import nn
 
 from ldopt import Problem, checks
 from ldopt.errors import InputError
-from ldopt.regret import Optima, RegretReport, decisions, report
-from ldopt.regret import optima as solve_optima
+from ldopt.evaluate.regret import Optima, RegretReport, decisions, report
+from ldopt.evaluate.regret import optima as solve_optima
 
 from .batches import feature_tensor, model_inputs
 
@@ -21,13 +21,13 @@ from .batches import feature_tensor, model_inputs
 class Validator:
     """Relative regret of a model on fixed validation data.
 
-    The true optima are solved once ([`ldopt.regret.optima()`][ldopt.regret.optima], exact unless ``time_limit`` or
-    ``gap`` is given); each call solves the decisions of the model's predictions under the same
+    The true optima are solved once ([`ldopt.regret.optima()`][ldopt.evaluate.regret.optima], exact
+    unless ``time_limit`` or ``gap`` is given); each call solves the decisions of the model's predictions under the same
     ``time_limit`` and ``gap``. Under a time limit every instance starts from its previous decision
     (predictions change little between validations, so the solver's incumbents are better within
     the limit); exact solves start cold, so that a model's regret depends on the model alone (a
     MIP solver started elsewhere may return another of the tied or tolerance-equal optima).
-    ``last`` keeps the latest [`RegretReport`][ldopt.regret.RegretReport] (with its certified interval).
+    ``last`` keeps the latest [`RegretReport`][ldopt.evaluate.regret.RegretReport] (with its certified interval).
 
     Parameters
     ----------
@@ -65,7 +65,7 @@ class Validator:
         checks.solver_name("solver", solver)
         checks.executor_or_none("executor", executor)
         if optima is not None:
-            checks.instance("optima", optima, Optima, "an ldopt.regret.Optima of these costs or None")
+            checks.instance("optima", optima, Optima, "an ldopt.evaluate.regret.Optima of these costs or None")
         c, _ = problem.check_costs(costs, "val costs")
         if len(c) == 0:
             raise InputError("val: expected at least one validation instance, got none")

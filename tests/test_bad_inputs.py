@@ -124,7 +124,7 @@ ENTRIES: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {
             dec=dec, costs=C[:2], iterations=3, tol=1e-6, smoothing=0.5, solver="auto", time_limit=None, progress=False
         ),
     ),
-    "parallel.local_pool": (ldopt.parallel.local_pool, dict(workers=1, threads_per_worker=1)),
+    "parallel.local_pool": (ldopt.runtime.parallel.local_pool, dict(workers=1, threads_per_worker=1)),
     "Validator": (
         lt.Validator,
         dict(problem=p, features=F[8:10], costs=C[8:10], solver="highs", time_limit=None, gap=0.0, executor=None),
@@ -133,21 +133,21 @@ ENTRIES: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {
     "DualResult.main_objective": (r.main_objective, dict(d=1)),
     "DualResult.bound_of": (r.bound_of, dict(d=1)),
     "regret.relative_regret": (
-        ldopt.regret.relative_regret,
+        ldopt.evaluate.regret.relative_regret,
         dict(problem=p, pred_costs=C[:2], costs=C[:2], solver="highs", optima=None),
     ),
     "regret.optima": (
-        ldopt.regret.optima,
+        ldopt.evaluate.regret.optima,
         dict(problem=p, costs=C[:2], solver="highs", time_limit=None, gap=0.0, bound=None),
     ),
     "regret.evaluate": (
-        ldopt.regret.evaluate,
+        ldopt.evaluate.regret.evaluate,
         dict(
             problem=p, pred_costs=C[:2], costs=C[:2], solver="highs", optima=None, time_limit=None, gap=0.0, start=None
         ),
     ),
-    "threads.configure": (ldopt.threads.configure, dict(threads=None)),
-    "parallel.chunks": (ldopt.parallel.chunks, dict(total=10, chunk_size=3)),
+    "threads.configure": (ldopt.runtime.threads.configure, dict(threads=None)),
+    "parallel.chunks": (ldopt.runtime.parallel.chunks, dict(total=10, chunk_size=3)),
     "knapsack.build_model": (knapsack.build_model, dict(weights=d.weights, capacities=d.capacities)),
     "knapsack.protocol_data": (knapsack.protocol_data, dict(num_data=3, num_items=5, dim=2, deg=8)),
     "LDDataset": (
@@ -213,7 +213,7 @@ def _call(entry: str, key: str, value: Any) -> str | None:
         except Exception as exc:  # the very thing this test looks for: reported, not raised
             return f"{entry}({key}={value!r}"[:120] + f"): {type(exc).__name__}: {exc}"[:200]
         finally:
-            ldopt.threads.configure(None)
+            ldopt.runtime.threads.configure(None)
     return None
 
 
@@ -241,7 +241,7 @@ def test_the_audit_cases_are_caught_with_their_argument_named():
     with pytest.raises(ldopt.DecompositionError, match="neither a row index"):
         ldopt.decompose(p, blocks=[[True], [1]])
     with pytest.raises(ldopt.InputError, match="workers"):
-        ldopt.parallel.local_pool(0)
+        ldopt.runtime.parallel.local_pool(0)
     with pytest.raises(ldopt.InputError, match="time_limit"):
         dec.dual(C[:2], DualSettings(time_limit=0))
     with pytest.raises(ldopt.InputError, match="mu0"):
@@ -258,9 +258,9 @@ def test_the_audit_cases_are_caught_with_their_argument_named():
 
 def test_ldopt_threads_env_is_validated(monkeypatch):
     monkeypatch.setenv("LDOPT_THREADS", "abc")
-    ldopt.threads.configure(None)
+    ldopt.runtime.threads.configure(None)
     with pytest.raises(ldopt.InputError, match="LDOPT_THREADS"):
-        ldopt.threads.num_threads()
+        ldopt.runtime.threads.num_threads()
 
 
 def test_a_fixed_variable_keeps_its_column():

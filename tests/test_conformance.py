@@ -163,7 +163,7 @@ def executors():
     """A user's thread pool, a local process pool and a Dask cluster of processes (closed after)."""
     from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
 
-    from ldopt import parallel  # noqa: PLC0415
+    from ldopt.runtime import parallel  # noqa: PLC0415
 
     pools = {"threads": ThreadPoolExecutor(3), "local pool": parallel.local_pool(2)}
     dask = None
@@ -188,9 +188,9 @@ def test_every_solver_works_under_every_executor(solver, executors):
     p = ldopt.Problem.from_pyomo(m, m.c)
     require(p, solver)
     ref = p.solve(d.costs, solver="highs").objective
-    np.testing.assert_allclose(ldopt.regret.solve_many(p, d.costs, solver).objective, ref, atol=1e-6)
+    np.testing.assert_allclose(ldopt.evaluate.regret.solve_many(p, d.costs, solver).objective, ref, atol=1e-6)
     for name, ex in executors.items():
-        got = ldopt.regret.solve_many(p, d.costs, solver, executor=ex, chunk_size=3).objective
+        got = ldopt.evaluate.regret.solve_many(p, d.costs, solver, executor=ex, chunk_size=3).objective
         np.testing.assert_allclose(got, ref, atol=1e-6, err_msg=name)
 
 

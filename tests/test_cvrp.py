@@ -18,10 +18,10 @@ import torch
 
 import ldopt
 import ldopt_torch as lt
+from ldopt.decomposition.user_oracles import check_oracle
 from ldopt.errors import InputError, SolverError
 from ldopt.problems import cvrp, cvrp_exact, cvrp_oracle, cvrp_packings, cvrp_routes, tsp, tsp_tours
 from ldopt.solvers.registry import backend
-from ldopt.user_oracles import check_oracle
 
 N, Q, V = 7, 10.0, 3  # nodes (the depot and 6 customers): the compact model's HiGHS solve is quick
 

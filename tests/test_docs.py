@@ -12,10 +12,9 @@ import pytest
 pytest.importorskip("torch", reason="ldopt_torch needs torch (pip install 'ldopt[torch]')")
 
 import ldopt
-import ldopt.cache
 import ldopt.dual
+import ldopt.evaluate.regret
 import ldopt.oracles
-import ldopt.parallel
 import ldopt.problems
 import ldopt.problems.facility
 import ldopt.problems.knapsack
@@ -24,18 +23,19 @@ import ldopt.problems.portfolio
 import ldopt.problems.set_cover
 import ldopt.problems.shift_scheduling
 import ldopt.problems.shortest_path
-import ldopt.regret
+import ldopt.runtime.cache
+import ldopt.runtime.parallel
+import ldopt.runtime.threads
 import ldopt.solvers
-import ldopt.threads
 import ldopt_experiments
 import ldopt_torch
 
 MODULES = [
     ldopt,
-    ldopt.cache,
+    ldopt.runtime.cache,
     ldopt.dual,
     ldopt.oracles,
-    ldopt.parallel,
+    ldopt.runtime.parallel,
     ldopt.problems,
     ldopt.problems.facility,
     ldopt.problems.knapsack,
@@ -44,9 +44,9 @@ MODULES = [
     ldopt.problems.set_cover,
     ldopt.problems.shift_scheduling,
     ldopt.problems.shortest_path,
-    ldopt.regret,
+    ldopt.evaluate.regret,
     ldopt.solvers,
-    ldopt.threads,
+    ldopt.runtime.threads,
     ldopt_torch,
     ldopt_experiments,
 ]

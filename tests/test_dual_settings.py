@@ -24,7 +24,7 @@ def mkp():
 def test_dec_dual_is_the_typed_algorithm():
     assert ldopt.Decomposition.dual is solve_dual
     assert inspect.signature(ldopt.Decomposition.dual).return_annotation in ("DualResult", ldopt.DualResult)
-    assert not hasattr(ldopt.decomposition, "install_dual_solver")
+    assert not hasattr(ldopt.decomposition.blocks, "install_dual_solver")
 
 
 @pytest.mark.parametrize("rule", [Polyak(alpha=1.5), Adam(lr=0.05)], ids=["polyak", "adam"])
@@ -117,7 +117,7 @@ def test_the_auto_start_prices_the_lp_duals_once_on_wide_linear_blocks():
     the LP's duals priced once, a bound between the exact optimum and the LP's bound; on narrow
     blocks the symmetric start with the iterations asked for; ``ldopt.check`` says which and why."""
     from ldopt.dual import LP_WIDTH, TRAINING  # noqa: PLC0415
-    from ldopt.lp_relaxation import relaxed_problem  # noqa: PLC0415
+    from ldopt.evaluate.lp_relaxation import relaxed_problem  # noqa: PLC0415
 
     n = LP_WIDTH + 200
     d = knapsack.protocol_data(3, n, dim=2, seed=7)

@@ -15,7 +15,7 @@ torch = pytest.importorskip("torch", reason="the runner trains torch models (pip
 pytest.importorskip("pyepo", reason="full-problem baselines run through PyEPO (pip install 'ldopt[torch]')")
 
 import ldopt  # noqa: E402
-import ldopt.optima as optima_module  # noqa: E402
+import ldopt.evaluate.optima as optima_module  # noqa: E402
 import ldopt_experiments as experiment  # noqa: E402
 import ldopt_torch as lt  # noqa: E402
 from ldopt_experiments import cli, runner  # noqa: E402

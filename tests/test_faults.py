@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 import ldopt
-from ldopt import cache
 from ldopt.problems import knapsack
+from ldopt.runtime import cache
 
 torch = pytest.importorskip("torch", reason="ldopt_torch needs torch (pip install 'ldopt[torch]')")
 import ldopt_torch as lt  # noqa: E402

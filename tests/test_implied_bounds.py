@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from models import linear_model
 
 import ldopt
-from ldopt.implied_bounds import _propagate, implied_bounds
+from ldopt.model.implied_bounds import _propagate, implied_bounds
 
 
 @settings(max_examples=40, deadline=None)

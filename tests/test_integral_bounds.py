@@ -1,4 +1,4 @@
-"""Bounds rounded to integers where every feasible objective is one (`ldopt.regret.integral_bounds`).
+"""Bounds rounded to integers where every feasible objective is one (`ldopt.evaluate.regret.integral_bounds`).
 
 With integer variables under integral costs the optimum is an integer, so the LP's bound rounded
 down (up for a minimisation) still bounds it: checked against HiGHS's exact optimum, and left as
@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from models import linear_model
 
 import ldopt
-from ldopt.optima import Optima
-from ldopt.regret import integral_bounds, optima
+from ldopt.evaluate.optima import Optima
+from ldopt.evaluate.regret import integral_bounds, optima
 
 
 def _mkp(seed: int, minimise: bool, n: int = 14, rows: int = 3):

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from models import row_model, single_row_problem
 
 import ldopt
-from ldopt.decomposition import _block_model
+from ldopt.decomposition.blocks import _block_model
 from ldopt.oracles import KnapsackRowOracle, fit_oracle
 from ldopt.oracles import knapsack as kmod
 from ldopt.oracles.knapsack_core import OK, core_range

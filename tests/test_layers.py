@@ -12,19 +12,23 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# the stages in the order data flows, lowest first; a name is a module or a package (all of it)
+# the stages in the order data flows, lowest first; a name is a module or a package (what of it no
+# earlier entry names)
 LAYERS = {
     "ldopt": [
-        ("foundation", ["errors", "checks", "arrays", "jit", "progress", "interrupts"]),
-        ("runtime", ["threads", "cache", "checkpoint", "parallel"]),
-        ("model data", ["compiled", "compile_checks", "compile_rows", "pyomo_build", "violation"]),
+        ("foundation", ["errors", "checks", "arrays"]),
+        ("runtime", ["runtime"]),
+        (
+            "model data",
+            ["model.compiled", "model.compile_checks", "model.compile_rows", "model.pyomo_build", "model.violation"],
+        ),
         ("oracles", ["oracles"]),
-        ("solvers", ["solvers", "solution"]),
-        ("problem", ["implied_bounds", "compile", "problem", "batch", "optima", "primal", "lp_relaxation"]),
-        ("decomposition", ["blocks", "user_oracles", "decomposition"]),
+        ("solvers", ["solvers", "model.solution"]),
+        ("model", ["model"]),  # compiling (the bounds its rows imply take an LP), the Problem, batched solves
+        ("evaluation", ["evaluate"]),
+        ("decomposition", ["decomposition.grouping", "decomposition.user_oracles", "decomposition.blocks"]),
         ("dual", ["dual"]),
-        ("the user's decomposition (the blocks with dec.dual)", ["decomposed"]),
-        ("evaluation", ["regret_report", "regret", "preflight"]),
+        ("the user's decomposition (the blocks with dec.dual)", ["decomposition"]),
         ("problem families", ["problems"]),
         ("package", [""]),
     ],

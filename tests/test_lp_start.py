@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 from models import bound_from_multipliers, linear_model
 
 import ldopt
-from ldopt import threads
 from ldopt.dual import DualSettings
 from ldopt.dual.lp_start import lp_multipliers
 from ldopt.dual.support import Support
 from ldopt.errors import InputError
-from ldopt.lp_relaxation import solve_relaxation
+from ldopt.evaluate.lp_relaxation import solve_relaxation
+from ldopt.runtime import threads
 
 
 def _mkp(seed: int, n: int = 12, rows: int = 3, domain=pyo.Binary, sense=pyo.maximize):
@@ -125,7 +125,7 @@ def test_column_generation_prices_the_lp_split_first_and_reaches_ld_star():
 
 
 def test_the_repair_ranks_items_by_the_prices_it_is_given():
-    from ldopt.primal import PrimalHeuristic  # noqa: PLC0415
+    from ldopt.model.primal import PrimalHeuristic  # noqa: PLC0415
 
     p, _, costs = _mkp(9, n=30, rows=4)
     q = p.sign * p.objective_coefficients(costs)
@@ -148,7 +148,7 @@ def test_the_repair_ranks_items_by_the_prices_it_is_given():
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 10_000))
 def test_polish_ends_feasible_better_and_at_a_local_optimum(seed):
-    from ldopt.primal import PrimalHeuristic  # noqa: PLC0415
+    from ldopt.model.primal import PrimalHeuristic  # noqa: PLC0415
 
     p, _, costs = _mkp(seed, n=16, rows=3)
     q = p.sign * p.objective_coefficients(costs)
@@ -171,7 +171,7 @@ def test_polish_ends_feasible_better_and_at_a_local_optimum(seed):
 
 @pytest.mark.parametrize("minimise", [False, True])
 def test_lp_optima_give_feasible_decisions_and_a_certified_interval(minimise):
-    from ldopt.regret import report  # noqa: PLC0415
+    from ldopt.evaluate.regret import report  # noqa: PLC0415
 
     p, _, costs = _mkp(4, n=20, rows=4, sense=pyo.minimize if minimise else pyo.maximize)
     opt, lp_x = ldopt.lp_optima(p, costs)
@@ -201,7 +201,7 @@ def test_the_mu_forms_start_from_the_symmetric_split(mode, layout):
 
 
 def test_the_relaxed_problem_is_the_lp_relaxation():
-    from ldopt.lp_relaxation import relaxed_problem  # noqa: PLC0415
+    from ldopt.evaluate.lp_relaxation import relaxed_problem  # noqa: PLC0415
 
     p, _, costs = _mkp(6, n=15, rows=3)
     lp = relaxed_problem(p)

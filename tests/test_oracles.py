@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from models import ball_optimum, linear_model, row_model, single_row_problem
 
 import ldopt
-from ldopt.decomposition import _block_model
+from ldopt.decomposition.blocks import _block_model
 from ldopt.oracles import (
     BudgetQuadraticOracle,
     KnapsackRowOracle,

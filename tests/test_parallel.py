@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import ldopt
-from ldopt import parallel
+from ldopt.evaluate.regret import solve_many
 from ldopt.problems import knapsack
-from ldopt.regret import solve_many
+from ldopt.runtime import parallel
 
 FIELDS = ("lam", "main", "main_x", "run_bounds", "history", "primal_objective", "primal_x")
 
@@ -165,7 +165,7 @@ def test_gurobi_takes_one_thread_per_pool_solve_and_the_budget_outside_it():
     """``LDOPT_THREADS`` bounds the process: Gurobi, whose default is every core per solve, gets one
     thread in each of the pool's solves and the whole budget in a solve outside the pool; an
     explicit ``threads=`` wins. The decisions are the same either way."""
-    from ldopt import threads  # noqa: PLC0415
+    from ldopt.runtime import threads  # noqa: PLC0415
 
     d = knapsack.protocol_data(8, 30, dim=4, seed=3)
     m = knapsack.build_model(d.weights, d.capacities)
@@ -202,24 +202,24 @@ def test_one_blas_thread_limits_blas_and_restores_it_after_overlapping_blocks():
     with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
         before = counts()
         one = dict.fromkeys(before, 1)
-        with ldopt.threads.one_blas_thread():
+        with ldopt.runtime.threads.one_blas_thread():
             assert counts() == one
-            with ldopt.threads.one_blas_thread():
+            with ldopt.runtime.threads.one_blas_thread():
                 assert counts() == one
             assert counts() == one
         assert counts() == before
         entered, leave = threading.Event(), threading.Event()
 
         def hold() -> None:
-            with ldopt.threads.one_blas_thread():
+            with ldopt.runtime.threads.one_blas_thread():
                 entered.set()
                 leave.wait(5)
 
         other = threading.Thread(target=hold)
         other.start()
         entered.wait(5)
-        with ldopt.threads.one_blas_thread():
+        with ldopt.runtime.threads.one_blas_thread():
             pass  # ends while the other thread's block is open
         leave.set()
         other.join()
-        assert counts() == before and ldopt.threads._BLAS_DEPTH == 0
+        assert counts() == before and ldopt.runtime.threads._BLAS_DEPTH == 0

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ldopt
+from ldopt.evaluate.regret import Optima, evaluate, optima, relative_regret, report
 from ldopt.problems import knapsack
-from ldopt.regret import Optima, evaluate, optima, relative_regret, report
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +38,7 @@ def test_loose_optima_give_an_interval_that_contains_the_exact_regret(mkp):
     p, C, pred = mkp
     exact = relative_regret(p, pred, C, "highs")
     loose = optima(p, C, "highs", gap=0.02)
-    x_hat = ldopt.regret.decisions(p, pred, "highs")
+    x_hat = ldopt.evaluate.regret.decisions(p, pred, "highs")
     rep = report(loose, p.objective(x_hat, C))
     assert rep.lower - 1e-12 <= exact <= rep.upper + 1e-12
     assert "≤" in str(rep) or rep.proven == len(C)
@@ -63,11 +63,11 @@ def test_a_better_decision_improves_the_best_known_optimum(mkp):
 def test_warm_starts_do_not_change_the_decisions_value(mkp):
     p, C, pred = mkp
     cold = evaluate(p, pred, C, "highs")
-    first = ldopt.regret.decisions(p, pred, "highs")
+    first = ldopt.evaluate.regret.decisions(p, pred, "highs")
     warm = evaluate(p, pred, C, "highs", start=first)
     assert warm.value == pytest.approx(cold.value, abs=1e-12)
     with pytest.raises(ldopt.InputError, match="start: expected"):
-        ldopt.regret.solve_many(p, C, "highs", start=first[:3])
+        ldopt.evaluate.regret.solve_many(p, C, "highs", start=first[:3])
 
 
 def test_a_minimisation_interval_has_the_right_orientation():
@@ -92,7 +92,7 @@ def test_a_minimisation_interval_has_the_right_orientation():
 def test_cached_optima_load_without_solving_and_are_keyed_by_costs_and_limits(mkp, tmp_path, monkeypatch):
     """A second call with the same problem, costs and limits loads the optima (no solve); other costs
     or another gap get their own entry; a torn entry is not trusted: it is solved again."""
-    import ldopt.optima as optima_module  # noqa: PLC0415
+    import ldopt.evaluate.optima as optima_module  # noqa: PLC0415
 
     p, C, _ = mkp
     solved = []

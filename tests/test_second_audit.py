@@ -14,9 +14,9 @@ import pytest
 from pyomo.gdp import Disjunction
 
 import ldopt
-from ldopt import jit
 from ldopt.dual import DualSettings
 from ldopt.problems import knapsack
+from ldopt.runtime import jit
 from ldopt.solvers import registry
 from ldopt.solvers.checked import CheckedSession, FeasibilityCheck
 
@@ -291,20 +291,20 @@ def test_an_overflowing_objective_is_an_error_not_an_infinite_optimum(mkp):
 )
 def test_dask_executor_settings_are_checked(kwargs, match):
     pytest.importorskip("dask.distributed", reason="needs dask[distributed] (pip install 'ldopt[dask]')")
-    with pytest.raises(ldopt.InputError, match=match), ldopt.parallel.dask_executor(**kwargs):
+    with pytest.raises(ldopt.InputError, match=match), ldopt.runtime.parallel.dask_executor(**kwargs):
         pass
 
 
 def test_local_pool_checks_its_threads():
     with pytest.raises(ldopt.InputError, match="threads_per_worker"):
-        ldopt.parallel.local_pool(1, threads_per_worker=0)
+        ldopt.runtime.parallel.local_pool(1, threads_per_worker=0)
 
 
 def test_a_local_dask_cluster_listens_on_localhost_only():
     pytest.importorskip("dask.distributed", reason="needs dask[distributed] (pip install 'ldopt[dask]')")
     distributed = pytest.importorskip("distributed", reason="needs dask[distributed]")
 
-    with ldopt.parallel.dask_executor(workers=1) as ex:
+    with ldopt.runtime.parallel.dask_executor(workers=1) as ex:
         assert ex.submit(sum, [1, 2]).result() == 3
         client = distributed.get_client()
         info = client.scheduler_info()
@@ -347,10 +347,10 @@ def test_a_torn_dataset_cache_is_computed_again(mkp, tmp_path):
 
 @pytest.mark.parametrize("header", ['"just a string"', "{" * 50_000, '{"format": "ldopt-cache/1", "arrays_digest": 3}'])
 def test_a_forged_or_corrupt_cache_header_is_a_torn_cache_error(tmp_path, header):
-    path = ldopt.cache.save(tmp_path / "e.npz", {"a": np.ones(3)}, {"k": 1})
+    path = ldopt.runtime.cache.save(tmp_path / "e.npz", {"a": np.ones(3)}, {"k": 1})
     path.with_suffix(".npz.json").write_text(header)
     with pytest.raises(ldopt.TornCacheError):
-        ldopt.cache.load(path)
+        ldopt.runtime.cache.load(path)
 
 
 # the obscure errors -----------------------------------------------------------------------------------------
@@ -365,7 +365,7 @@ def test_the_obscure_errors_name_what_was_expected(mkp):
     with pytest.raises(ldopt.InputError, match=r"executor: expected a concurrent.futures.Executor"):
         dec.dual(d.costs[:2], iterations=2, executor="pool", progress=False)
     with pytest.raises(ldopt.InputError, match=r"executor: expected a concurrent.futures.Executor"):
-        ldopt.regret.optima(p, d.costs[:2], executor="pool")
+        ldopt.evaluate.regret.optima(p, d.costs[:2], executor="pool")
     warm = dec.dual(d.costs[:2], iterations=2, progress=False)
     warm.lam[0, 0, 0] = np.nan
     with pytest.raises(ldopt.InputError, match="warm: expected finite multipliers"):
@@ -375,9 +375,9 @@ def test_the_obscure_errors_name_what_was_expected(mkp):
     with pytest.raises(ldopt.InputError, match="val features: expected finite values"):
         _fit(mkp, val=(bad_val, d.costs[8:]))
     with pytest.raises(ldopt.InputError, match="expected at least one instance"):
-        ldopt.regret.evaluate(p, d.costs[:0], d.costs[:0])
+        ldopt.evaluate.regret.evaluate(p, d.costs[:0], d.costs[:0])
     with pytest.raises(ldopt.InputError, match="expected at least one instance"):
-        ldopt.regret.relative_regret(p, d.costs[:0], d.costs[:0])
+        ldopt.evaluate.regret.relative_regret(p, d.costs[:0], d.costs[:0])
     huge = d.features[:8].astype(np.float64) * 1e300
     with pytest.raises(ldopt.InputError, match="float32's range"):
         lt.LDDataset(dec, huge, d.costs[:8], iterations=2, progress=False)

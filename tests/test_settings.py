@@ -76,7 +76,7 @@ def test_optima_is_one_name_across_the_api(small):
     """``relative_regret``, ``regrets`` and ``Validator`` take ``optima=`` as ``evaluate`` does; the
     older ``optimum=`` is gone."""
     dec, _, (F, C) = small
-    opt = ldopt.regret.optima(dec.problem, C, "highs")
+    opt = ldopt.evaluate.regret.optima(dec.problem, C, "highs")
     pred = C + 1.0
     assert lt.relative_regret(dec.problem, pred, C, "highs", optima=opt) == lt.relative_regret(
         dec.problem, pred, C, "highs"

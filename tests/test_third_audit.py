@@ -22,14 +22,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ldopt
-from ldopt import jit
-from ldopt.implied_bounds import _propagate
+from ldopt.decomposition.user_oracles import OracleMismatch, check_oracle
+from ldopt.evaluate.regret import Optima, integral_bounds, report
+from ldopt.model.implied_bounds import _propagate
 from ldopt.oracles import Oracle
 from ldopt.problems import cvrp, cvrp_oracle, cvrp_routes, knapsack
-from ldopt.regret import Optima, integral_bounds, report
+from ldopt.runtime import jit
 from ldopt.solvers import registry
 from ldopt.solvers.rays import RayCheck
-from ldopt.user_oracles import OracleMismatch, check_oracle
 
 try:  # the training checks need torch; the others do not
     import torch
@@ -590,7 +590,7 @@ def test_integral_bounds_checks_its_optima(small):
 
 def test_a_cache_header_claiming_huge_arrays_is_a_torn_cache_not_a_memory_error(tmp_path):
     """An entry whose array header claims 10^11 values (800 GB) raised MemoryError from numpy."""
-    path = ldopt.cache.save(tmp_path / "e.npz", {"a": np.arange(4.0)}, {"k": 1})
+    path = ldopt.runtime.cache.save(tmp_path / "e.npz", {"a": np.arange(4.0)}, {"k": 1})
     with zipfile.ZipFile(path) as zf:
         raw = zf.read("a.npy")
     end = raw.index(b"\n") + 1  # the header: magic, its length (2 bytes, v1.0), a dict padded to 64
@@ -600,7 +600,7 @@ def test_a_cache_header_claiming_huge_arrays_is_a_torn_cache_not_a_memory_error(
     with zipfile.ZipFile(path, "w") as zf:
         zf.writestr("a.npy", header + raw[end:])
     with pytest.raises(ldopt.TornCacheError, match="claims 800000000000 bytes"):
-        ldopt.cache.load(path)
+        ldopt.runtime.cache.load(path)
 
 
 @NEEDS_TORCH

@@ -11,10 +11,10 @@ import torch
 
 import ldopt
 import ldopt_torch as lt
+from ldopt.decomposition.user_oracles import check_oracle
 from ldopt.errors import InputError
 from ldopt.oracles import fit_oracle
 from ldopt.problems import tsp, tsp_oracle, tsp_tours
-from ldopt.user_oracles import check_oracle
 
 N = 7  # nodes: the compact model's exact HiGHS solve takes well under a second
 

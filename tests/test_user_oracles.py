@@ -1,4 +1,4 @@
-"""Block oracles that users bring (`ldopt.user_oracles`): checked against exact solves, used by the
+"""Block oracles that users bring (`ldopt.decomposition.user_oracles`): checked against exact solves, used by the
 dual, the exact bound, the training sets and the losses, named by `describe()`, kept in cache keys
 and pickles; a relaxation keeps every bound valid; a wrong oracle is caught."""
 
@@ -14,9 +14,9 @@ from models import linear_model
 
 import ldopt
 import ldopt_torch as lt
+from ldopt.decomposition.user_oracles import OracleMismatch, check_oracle
 from ldopt.errors import DecompositionError
 from ldopt.oracles.base import Oracle
-from ldopt.user_oracles import OracleMismatch, check_oracle
 
 K = 3  # the cardinality row: at most K items
 

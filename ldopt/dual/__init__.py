@@ -8,10 +8,10 @@ decomposition at once (`forms`). Step rules, stopping and parallelism: `run` and
 `solve`; the stored result: [`DualResult`][ldopt.dual.DualResult].
 """
 
-from .bound import LagrangianBound, lagrangian_bound
-from .master import MASTER_WIDTH, resolve_step
-from .result import DualResult
-from .settings import (
+from ldopt.dual.bound import LagrangianBound, lagrangian_bound
+from ldopt.dual.master import MASTER_WIDTH, resolve_step
+from ldopt.dual.result import DualResult
+from ldopt.dual.settings import (
     LP_WIDTH,
     TRAINING,
     Adam,
@@ -25,7 +25,7 @@ from .settings import (
     StepChoice,
     StepRule,
 )
-from .solve import resolve_settings, resolve_start, solve_chunk, solve_dual
+from ldopt.dual.solve import resolve_settings, resolve_start, solve_chunk, solve_dual
 
 __all__ = [
     "LP_WIDTH",

@@ -9,13 +9,13 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
-from .. import checks
-from ..decomposition import Blocks
-from ..errors import DecompositionError
-from ..progress import counting_bar
-from .master import _FARKAS_TOL, column_generation
-from .settings import Layout
-from .support import Support, resolve_layout
+from ldopt import checks
+from ldopt.decomposition.blocks import Blocks
+from ldopt.dual.master import _FARKAS_TOL, column_generation
+from ldopt.dual.settings import Layout
+from ldopt.dual.support import Support, resolve_layout
+from ldopt.errors import DecompositionError
+from ldopt.runtime.progress import counting_bar
 
 
 @dataclass

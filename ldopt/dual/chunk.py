@@ -8,18 +8,18 @@ from typing import Any
 
 import numpy as np
 
-from ..decomposition import Blocks
-from ..errors import DecompositionError
-from ..lp_relaxation import offer_lp_point, solve_relaxation
-from ..primal import PrimalHeuristic
-from .forms import Form, Joint, MuForm, Shared
-from .lp_start import lp_multipliers
-from .master import column_generation
-from .result import DualResult, pad_rows
-from .run import subgradient_run
-from .settings import DualSettings, Master
-from .sparse_forms import SparseJoint, SparseShared
-from .support import Support, box_of
+from ldopt.decomposition.blocks import Blocks
+from ldopt.dual.forms import Form, Joint, MuForm, Shared
+from ldopt.dual.lp_start import lp_multipliers
+from ldopt.dual.master import column_generation
+from ldopt.dual.result import DualResult, pad_rows
+from ldopt.dual.run import subgradient_run
+from ldopt.dual.settings import DualSettings, Master
+from ldopt.dual.sparse_forms import SparseJoint, SparseShared
+from ldopt.dual.support import Support, box_of
+from ldopt.errors import DecompositionError
+from ldopt.evaluate.lp_relaxation import offer_lp_point, solve_relaxation
+from ldopt.model.primal import PrimalHeuristic
 
 CHUNK_BYTES = 2**27
 """The size of one instance-by-copies array of a chunk that `solve_dual`'s threads aim at: a

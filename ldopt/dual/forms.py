@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..primal import PrimalHeuristic
+from ldopt.model.primal import PrimalHeuristic
 
 
 def _mu_start(q: np.ndarray, m: int, count: int, mu0: float | str) -> np.ndarray:

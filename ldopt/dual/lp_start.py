@@ -14,16 +14,16 @@ block the reduced costs whole instead (``μ_k = −A_kᵀ y_k``) leaves the othe
 proportional to their weights (``y_k A_k``): subset-sum problems, on which the knapsack oracle's
 core does not shrink (measured on the 10,000-item MKP: 20 s an instance instead of 0.2 s). The LP's
 point, rounded, repaired and improved
-([`offer_lp_point()`][ldopt.lp_relaxation.offer_lp_point]), is also a first primal value.
+([`offer_lp_point()`][ldopt.evaluate.lp_relaxation.offer_lp_point]), is also a first primal value.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..decomposition import Blocks
-from ..lp_relaxation import LPRelaxation, solve_relaxation
-from .support import Support
+from ldopt.decomposition.blocks import Blocks
+from ldopt.dual.support import Support
+from ldopt.evaluate.lp_relaxation import LPRelaxation, solve_relaxation
 
 
 def lp_multipliers(dec: Blocks, q: np.ndarray, sparse: bool, lp: LPRelaxation | None = None) -> np.ndarray:

@@ -34,13 +34,13 @@ from typing import Any, cast, get_args
 import highspy
 import numpy as np
 
-from .. import checks
-from ..decomposition import Blocks
-from ..errors import SolverError
-from ..solvers.highs import quiet_highs
-from .settings import Adam, Master, Polyak, Rule, StepChoice, StepRule
-from .sparse_forms import SparseShared
-from .support import Support, box_of
+from ldopt import checks
+from ldopt.decomposition.blocks import Blocks
+from ldopt.dual.settings import Adam, Master, Polyak, Rule, StepChoice, StepRule
+from ldopt.dual.sparse_forms import SparseShared
+from ldopt.dual.support import Support, box_of
+from ldopt.errors import SolverError
+from ldopt.solvers.highs import quiet_highs
 
 MASTER_WIDTH = 32
 """``step="auto"`` runs column generation where no block touches more variables than this."""

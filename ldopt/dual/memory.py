@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import os
 
-from ..decomposition import Blocks
-from ..errors import InputError
-from .settings import DualSettings
-from .support import Support, resolve_layout
+from ldopt.decomposition.blocks import Blocks
+from ldopt.dual.settings import DualSettings
+from ldopt.dual.support import Support, resolve_layout
+from ldopt.errors import InputError
 
 
 def physical_memory() -> int | None:

@@ -7,10 +7,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .. import checks
-from ..errors import InputError
-from .settings import DualMode, Start
-from .support import Support
+from ldopt import checks
+from ldopt.dual.settings import DualMode, Start
+from ldopt.dual.support import Support
+from ldopt.errors import InputError
 
 
 def stack_parts(parts: list[dict[str, Any]], key: str, consume: bool) -> np.ndarray:
@@ -253,7 +253,7 @@ class DualResult:
     _ARRAYS = ("lam", "main", "main_x", "run_bounds", "history", "primal_objective", "primal_x")
 
     def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """The result as arrays and a JSON-able header (see [`ldopt.cache`][ldopt.cache])."""
+        """The result as arrays and a JSON-able header (see [`ldopt.runtime.cache`][ldopt.runtime.cache])."""
         dense = self.support is None
         arrays = {k: getattr(self, k) for k in self._ARRAYS if not (k == "main" and self.mode == "shared" and dense)}
         header = dict(

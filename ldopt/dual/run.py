@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
-from ..primal import PrimalHeuristic
-from .forms import Form
-from .settings import Adam, DualSettings, Polyak
+from ldopt.dual.forms import Form
+from ldopt.dual.settings import Adam, DualSettings, Polyak
+from ldopt.errors import InputError
+from ldopt.model.primal import PrimalHeuristic
 
 
 class _Polyak:

@@ -7,8 +7,8 @@ from typing import Any, ClassVar, Literal, cast, get_args
 
 import numpy as np
 
-from .. import checks
-from ..errors import InputError
+from ldopt import checks
+from ldopt.errors import InputError
 
 DualMode = Literal["shared", "independent", "joint"]
 StepRule = Literal["polyak", "adam", "master"]

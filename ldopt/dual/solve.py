@@ -20,17 +20,18 @@ from typing import Any
 
 import numpy as np
 
-from .. import cache, checks, parallel
-from ..decomposition import Blocks
-from ..errors import InputError
-from ..progress import counting_bar
-from ..threads import map_ranges, num_threads, pool_executor, split
-from .chunk import chunk_rows, solve_chunk
-from .master import resolve_step
-from .memory import check_memory
-from .result import DualResult
-from .settings import LP_WIDTH, DualMode, DualSettings, Rule, Start, StartChoice, StepChoice
-from .support import Support, resolve_layout
+from ldopt import checks
+from ldopt.decomposition.blocks import Blocks
+from ldopt.dual.chunk import chunk_rows, solve_chunk
+from ldopt.dual.master import resolve_step
+from ldopt.dual.memory import check_memory
+from ldopt.dual.result import DualResult
+from ldopt.dual.settings import LP_WIDTH, DualMode, DualSettings, Rule, Start, StartChoice, StepChoice
+from ldopt.dual.support import Support, resolve_layout
+from ldopt.errors import InputError
+from ldopt.runtime import cache, parallel
+from ldopt.runtime.progress import counting_bar
+from ldopt.runtime.threads import map_ranges, num_threads, pool_executor, split
 
 
 def _in_worker(

@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DecompositionError
-from ..oracles.row_groups import RowGroup, row_groups
-from ..primal import PrimalHeuristic
-from .forms import Form, Joint
-from .support import Support
+from ldopt.dual.forms import Form, Joint
+from ldopt.dual.support import Support
+from ldopt.errors import DecompositionError
+from ldopt.model.primal import PrimalHeuristic
+from ldopt.oracles.row_groups import RowGroup, row_groups
 
 CANDIDATES = 3
 """Copies per instance that the primal heuristic checks each iteration, besides their mean."""

@@ -16,9 +16,9 @@ from typing import Literal
 
 import numpy as np
 
-from ..decomposition import Blocks
-from ..errors import InputError
-from .settings import Layout
+from ldopt.decomposition.blocks import Blocks
+from ldopt.dual.settings import Layout
+from ldopt.errors import InputError
 
 SPARSE_SHARE = 0.5
 """``layout="auto"`` stores on the supports when they hold at most this share of ``m × n``."""

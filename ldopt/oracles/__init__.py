@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ..compiled import CompiledModel
-from .base import Oracle
-from .budget_quadratic import BudgetQuadraticOracle
-from .knapsack import KnapsackRowOracle
-from .linear_row import LinearRowOracle, MixedRowOracle
-from .quadratic import QuadraticRowOracle
+from ldopt.model.compiled import CompiledModel
+from ldopt.oracles.base import Oracle
+from ldopt.oracles.budget_quadratic import BudgetQuadraticOracle
+from ldopt.oracles.knapsack import KnapsackRowOracle
+from ldopt.oracles.linear_row import LinearRowOracle, MixedRowOracle
+from ldopt.oracles.quadratic import QuadraticRowOracle
 
 # closed forms first: a cardinality row over integers is also a knapsack row, solved faster in closed form
 ORACLES: list[type[Oracle]] = [

@@ -14,17 +14,17 @@ from dataclasses import fields, is_dataclass
 
 import numpy as np
 
-from ..cache import digest
-from ..compiled import CompiledModel
-from ..errors import SolverError
+from ldopt.errors import SolverError
+from ldopt.model.compiled import CompiledModel
+from ldopt.runtime.cache import digest
 
 
 class Oracle(ABC):
     """Solves ``max λ_b · x`` over one block's feasible set for every row ``λ_b`` of a batch."""
 
     name: str = ""
-    relaxation: bool = False  # solves a superset of the block (`ldopt.user_oracles`): bounds only
-    verified: bool = False  # a user's oracle checked by its author: no first-use spot check (`ldopt.user_oracles`)
+    relaxation: bool = False  # solves a superset of the block (`decomposition.user_oracles`): bounds only
+    verified: bool = False  # a user's oracle checked by its author: no first-use spot check (`user_oracles`)
     fallback_solver: str = "auto"  # the registry solver the block falls back to
     fallback: Callable[[np.ndarray], np.ndarray] | None = None
     fallback_count: int = 0

@@ -32,11 +32,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.optimize import brentq
 
-from ..compiled import CompiledModel
-from ..threads import one_blas_thread
-from .base import Oracle
-from .pivoting import KKT_TOL, OnSupport, principal_pivoting
-from .quadratic import QuadraticRowOracle
+from ldopt.model.compiled import CompiledModel
+from ldopt.oracles.base import Oracle
+from ldopt.oracles.pivoting import KKT_TOL, OnSupport, principal_pivoting
+from ldopt.oracles.quadratic import QuadraticRowOracle
+from ldopt.runtime.threads import one_blas_thread
 
 _EXPAND = 80  # doublings of the bracket's width towards ν → −∞ before the row is called out of reach
 _XTOL = 1e-13  # Brent's tolerance on ν, relative to the bracket's width

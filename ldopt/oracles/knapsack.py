@@ -26,13 +26,13 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..compiled import CompiledModel
-from ..threads import parallel_ranges
-from .base import Oracle
-from .knapsack_core import TOO_MANY_STATES, core_range
-from .knapsack_dp import _dp_range
-from .knapsack_mitm import MAX_ITEMS as MITM_ITEMS
-from .knapsack_mitm import candidates, mitm_one
+from ldopt.model.compiled import CompiledModel
+from ldopt.oracles.base import Oracle
+from ldopt.oracles.knapsack_core import TOO_MANY_STATES, core_range
+from ldopt.oracles.knapsack_dp import _dp_range
+from ldopt.oracles.knapsack_mitm import MAX_ITEMS as MITM_ITEMS
+from ldopt.oracles.knapsack_mitm import candidates, mitm_one
+from ldopt.runtime.threads import parallel_ranges
 
 DP_CELLS = 2_000  # N·cap up to which the DP beats the core (measured: benchmarks/bench_knapsack.py)
 MAX_STATES = 1 << 20  # states of the core's list before it hands an instance to the fallback

@@ -35,9 +35,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import nb
-from .knapsack_quantum import floor_to, grow, quantum
-from .knapsack_sort import SMALL, extend_left, extend_right, insertion_sort, partition
+from ldopt.oracles.knapsack_quantum import floor_to, grow, quantum
+from ldopt.oracles.knapsack_sort import SMALL, extend_left, extend_right, insertion_sort, partition
+from ldopt.runtime.jit import nb
 
 OK = 0
 TOO_MANY_STATES = 1

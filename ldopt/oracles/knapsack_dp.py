@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import nb
-from ..threads import parallel_ranges
+from ldopt.runtime.jit import nb
+from ldopt.runtime.threads import parallel_ranges
 
 
 @nb.njit(cache=True, nogil=True)
@@ -80,7 +80,8 @@ def _dp_range(values: np.ndarray, weights: np.ndarray, cap: int, out: np.ndarray
 def knapsack_dp_batch(values: np.ndarray, weights: np.ndarray, cap: int) -> np.ndarray:
     """Exact 0/1 knapsack for each row of ``values`` (B, n) with shared ``weights`` >= 0, ``cap``.
 
-    The GIL-free kernel runs on [`ldopt.threads`][ldopt.threads] (fork-safe, unlike numba's OpenMP layer).
+    The GIL-free kernel runs on [`ldopt.runtime.threads`][ldopt.runtime.threads] (fork-safe, unlike
+    numba's OpenMP layer).
     """
     values = np.ascontiguousarray(values, dtype=float)
     out = np.zeros(values.shape)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import nb
+from ldopt.runtime.jit import nb
 
 MAX_ITEMS = 40
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import nb
+from ldopt.runtime.jit import nb
 
 
 @nb.njit(cache=True, nogil=True)

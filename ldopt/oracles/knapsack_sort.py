@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import nb
+from ldopt.runtime.jit import nb
 
 SMALL = 16  # intervals up to this length are sorted by insertion
 

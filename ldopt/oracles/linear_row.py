@@ -24,9 +24,9 @@ from typing import TypeVar
 
 import numpy as np
 
-from ..compiled import CompiledModel
-from ..errors import DecompositionError, InfeasibleModelError
-from .base import Oracle
+from ldopt.errors import DecompositionError, InfeasibleModelError
+from ldopt.model.compiled import CompiledModel
+from ldopt.oracles.base import Oracle
 
 T = TypeVar("T")
 

@@ -19,10 +19,10 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.optimize import nnls
 
-from ..compiled import CompiledModel
-from ..threads import one_blas_thread
-from .base import Oracle
-from .pivoting import KKT_TOL, OnSupport, SupportSolver, principal_pivoting
+from ldopt.model.compiled import CompiledModel
+from ldopt.oracles.base import Oracle
+from ldopt.oracles.pivoting import KKT_TOL, OnSupport, SupportSolver, principal_pivoting
+from ldopt.runtime.threads import one_blas_thread
 
 
 class QuadraticRowOracle(Oracle):

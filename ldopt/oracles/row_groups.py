@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .linear_row import LinearRowOracle, MixedRowOracle, row_greedy
+from ldopt.oracles.linear_row import LinearRowOracle, MixedRowOracle, row_greedy
 
 
 class RowGroup(ABC):

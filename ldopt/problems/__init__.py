@@ -5,7 +5,7 @@ PyEPO's TSP (`tsp`), with Held and Karp's decomposition and its 1-tree oracle (`
 and exact tours (`tsp_tours`); and the CaVE paper's CVRP (`cvrp`), with a relaxation oracle for
 its routes (`cvrp_oracle`) and exact routes (`cvrp_routes`, `cvrp_exact`)."""
 
-from . import (
+from ldopt.problems import (
     cvrp,
     cvrp_exact,
     cvrp_oracle,
@@ -21,7 +21,7 @@ from . import (
     tsp_oracle,
     tsp_tours,
 )
-from .family import FAMILIES, Family, Instances, family, register
+from ldopt.problems.family import FAMILIES, Family, Instances, family, register
 
 __all__ = [
     "FAMILIES",

@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import checks
-from ..errors import InputError
-from .tsp import _nodes, edges
+from ldopt import checks
+from ldopt.errors import InputError
+from ldopt.problems.tsp import _nodes, edges
 
 CAPACITY = 30.0
 """The CaVE paper's vehicle capacity for CVRP20."""

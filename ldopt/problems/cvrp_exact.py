@@ -3,7 +3,7 @@
 [`full_solution()`][ldopt.problems.cvrp_exact.full_solution] turns routes (edges) into points of
 the model of [`cvrp.build_model()`][ldopt.problems.cvrp.build_model] (arcs and loads included);
 [`optima()`][ldopt.problems.cvrp_exact.optima] gives exact optima as an
-[`Optima`][ldopt.optima.Optima]; [`Routes`][ldopt.problems.cvrp_exact.Routes] is
+[`Optima`][ldopt.evaluate.optima.Optima]; [`Routes`][ldopt.problems.cvrp_exact.Routes] is
 [`routes()`][ldopt.problems.cvrp_routes.routes] registered as the model's exact oracle, so
 ``solver="auto"`` on the model uses it everywhere (training optima, validation, regrets).
 """
@@ -14,13 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from ..compiled import CompiledModel
-from ..errors import InputError
-from ..oracles import ORACLES
-from ..oracles.base import Oracle
-from . import cvrp
-from .cvrp_routes import RouteSolver, routes
-from .tsp import edges
+from ldopt.errors import InputError
+from ldopt.model.compiled import CompiledModel
+from ldopt.oracles import ORACLES
+from ldopt.oracles.base import Oracle
+from ldopt.problems import cvrp
+from ldopt.problems.cvrp_routes import RouteSolver, routes
+from ldopt.problems.tsp import edges
 
 
 def orient(x: np.ndarray, num_nodes: int, demand: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -99,7 +99,7 @@ def optima(
     vehicles: int = cvrp.VEHICLES, *, solver: RouteSolver = "auto",
 ) -> Any:  # fmt: skip
     """The exact optima of ``costs`` for the model of ``cvrp.build_model(...)``, as an
-    [`Optima`][ldopt.optima.Optima] (value = bound, routes with their arcs and loads).
+    [`Optima`][ldopt.evaluate.optima.Optima] (value = bound, routes with their arcs and loads).
 
     Parameters
     ----------
@@ -118,7 +118,7 @@ def optima(
     solver
         [`routes()`][ldopt.problems.cvrp_routes.routes]'s solver.
     """
-    from ..optima import Optima  # noqa: PLC0415
+    from ldopt.evaluate.optima import Optima  # noqa: PLC0415
 
     c, _ = problem.check_costs(costs)
     x = full_solution(problem, routes(c, num_nodes, demand, capacity, vehicles, solver=solver), num_nodes, demand)
@@ -147,7 +147,7 @@ def _is_cvrp_model(model: CompiledModel) -> tuple[int, np.ndarray, float, int] |
     q, Q, V = model.var_lb[ux].copy(), float(model.var_ub[ux][0]), round(depot.hi / 2)
     key = (n, q.tobytes(), Q, V)
     if key not in _FINGERPRINTS:
-        from ..problem import Problem  # noqa: PLC0415
+        from ldopt.model.problem import Problem  # noqa: PLC0415
 
         try:
             m = cvrp.build_model(n, q, Q, V)

@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from ..oracles.base import Oracle
-from . import cvrp
-from .tsp import edges
-from .tsp_oracle import OneTree, edge_objectives
+from ldopt.oracles.base import Oracle
+from ldopt.problems import cvrp
+from ldopt.problems.tsp import edges
+from ldopt.problems.tsp_oracle import OneTree, edge_objectives
 
 
 class KForest(Oracle):
@@ -150,7 +150,7 @@ def decompose(
     vehicles
         The most vehicles.
     """
-    from ..decomposed import decompose as ld_decompose  # noqa: PLC0415
+    from ldopt.decomposition.decompose import decompose as ld_decompose  # noqa: PLC0415
 
     groups = cvrp.blocks(num_nodes)
     oracle = KForest.for_problem(problem, num_nodes, demand, capacity, vehicles)

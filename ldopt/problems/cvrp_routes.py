@@ -25,10 +25,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .. import checks
-from ..errors import InputError, SolverError
-from . import cvrp, cvrp_packings
-from .tsp import edges
+from ldopt import checks
+from ldopt.errors import InputError, SolverError
+from ldopt.problems import cvrp, cvrp_packings
+from ldopt.problems.tsp import edges
 
 RouteSolver = Literal["auto", "gurobi", "highs"]
 _LOCAL = threading.local()  # one Gurobi environment per thread
@@ -64,7 +64,7 @@ def routes(
         Seconds per instance (Gurobi) or per MILP solve (HiGHS), or ``None`` (the enumeration has
         none); a solve that stops early raises ``SolverError``.
     """
-    from ..threads import map_ranges, num_threads, split  # noqa: PLC0415
+    from ldopt.runtime.threads import map_ranges, num_threads, split  # noqa: PLC0415
 
     n, q, Q, V = cvrp.check(num_nodes, demand, capacity, vehicles)
     how = checks.choice("solver", solver, ("auto", "gurobi", "highs"))
@@ -237,7 +237,7 @@ def _highs(c: np.ndarray, cuts: _Cuts, V: int, limit: float | None) -> np.ndarra
     """HiGHS: the MILP re-solved after each round of cuts on one persistent model."""
     import highspy  # noqa: PLC0415
 
-    from ..solvers.highs import quiet_highs  # noqa: PLC0415
+    from ldopt.solvers.highs import quiet_highs  # noqa: PLC0415
 
     h = quiet_highs()
     h.setOptionValue("mip_rel_gap", 0.0)

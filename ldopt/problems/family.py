@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import checks
-from ..decomposed import Decomposition, decompose
-from ..errors import InputError
-from ..problem import Problem
+from ldopt import checks
+from ldopt.decomposition.decompose import Decomposition, decompose
+from ldopt.errors import InputError
+from ldopt.model.problem import Problem
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import checks
-from ..errors import InputError
-from .family import Family, Instances, register
+from ldopt import checks
+from ldopt.errors import InputError
+from ldopt.problems.family import Family, Instances, register
 
 
 def _check_sizes(**sizes: Any) -> None:

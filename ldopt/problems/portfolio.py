@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
-from .family import Family, Instances, register
-from .knapsack import _check_deg
+from ldopt.errors import InputError
+from ldopt.problems.family import Family, Instances, register
+from ldopt.problems.knapsack import _check_deg
 
 GAMMA = 2.25
 

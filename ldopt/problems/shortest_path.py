@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import checks
-from ..errors import InputError
-from .cost_map import polynomial
-from .family import Family, Instances, register
+from ldopt import checks
+from ldopt.errors import InputError
+from ldopt.problems.cost_map import polynomial
+from ldopt.problems.family import Family, Instances, register
 
 
 def _grid(grid: Any) -> tuple[int, int]:

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import checks
-from ..errors import InputError
+from ldopt import checks
+from ldopt.errors import InputError
 
 
 def _nodes(num_nodes: Any) -> int:

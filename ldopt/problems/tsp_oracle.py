@@ -5,7 +5,7 @@ The tree block of [`ldopt.problems.tsp`][ldopt.problems.tsp] (``deg[0]``, ``coun
 with the flows that node 1 sends along the tree. For edge objectives ``w`` (maximised) its best
 point is the maximum spanning tree (Prim's algorithm, batched over instances in numpy) and node
 0's two best edges — Held and Karp's 1-tree. It is a block oracle that users bring
-(``ldopt.decompose(p, blocks, oracles={k: OneTree(...)})``, `ldopt.user_oracles`), shipped as an
+(``ldopt.decompose(p, blocks, oracles={k: OneTree(...)})``, `ldopt.decomposition.user_oracles`), shipped as an
 example of one.
 
 The flows are the block's own variables (no other block touches them) and cost nothing, so the
@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from ..oracles.base import Oracle
-from . import tsp
+from ldopt.oracles.base import Oracle
+from ldopt.problems import tsp
 
 FLOW_TOL = 1e-12
 """Flow objectives up to this times the largest edge objective count as zero (their effect on a
@@ -182,7 +182,7 @@ def decompose(problem: Any, num_nodes: int) -> Any:
     num_nodes
         Nodes.
     """
-    from ..decomposed import decompose as ld_decompose  # noqa: PLC0415
+    from ldopt.decomposition.decompose import decompose as ld_decompose  # noqa: PLC0415
 
     groups = tsp.blocks(num_nodes)
     return ld_decompose(problem, groups, oracles={len(groups) - 1: OneTree.for_problem(problem, num_nodes)})

@@ -4,7 +4,7 @@ for them.
 [`tours()`][ldopt.problems.tsp_tours.tours] solves instances by the subtour cut loop of Dantzig,
 Fulkerson and Johnson on HiGHS (the compact model's flow rows have a weak LP relaxation, which
 makes whole-model solves slow beyond a few nodes); [`optima()`][ldopt.problems.tsp_tours.optima]
-gives them as an [`Optima`][ldopt.optima.Optima], flows included, for regrets and validation.
+gives them as an [`Optima`][ldopt.evaluate.optima.Optima], flows included, for regrets and validation.
 [`Tours`][ldopt.problems.tsp_tours.Tours] is the same solver as the model's exact oracle, so
 ``solver="auto"`` on the model uses it everywhere (training optima, validation, regrets).
 """
@@ -15,12 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from ..compiled import CompiledModel
-from ..errors import InputError, SolverError
-from ..oracles import ORACLES
-from ..oracles.base import Oracle
-from .tsp import _nodes, build_model, edges, positions, variable_index
-from .tsp_oracle import OneTree
+from ldopt.errors import InputError, SolverError
+from ldopt.model.compiled import CompiledModel
+from ldopt.oracles import ORACLES
+from ldopt.oracles.base import Oracle
+from ldopt.problems.tsp import _nodes, build_model, edges, positions, variable_index
+from ldopt.problems.tsp_oracle import OneTree
 
 
 def tours(costs: Any, num_nodes: int, *, time_limit: float | None = None) -> np.ndarray:
@@ -39,7 +39,7 @@ def tours(costs: Any, num_nodes: int, *, time_limit: float | None = None) -> np.
     time_limit
         Seconds per MILP solve, or ``None``; a solve that stops early raises ``SolverError``.
     """
-    from ..threads import map_ranges, num_threads, split  # noqa: PLC0415
+    from ldopt.runtime.threads import map_ranges, num_threads, split  # noqa: PLC0415
 
     n = _nodes(num_nodes)
     E = np.array(edges(n))
@@ -62,7 +62,7 @@ def _tour(c: np.ndarray, n: int, E: np.ndarray, time_limit: float | None) -> np.
     from scipy.sparse import coo_matrix  # noqa: PLC0415
     from scipy.sparse.csgraph import connected_components  # noqa: PLC0415
 
-    from ..solvers.highs import quiet_highs  # noqa: PLC0415
+    from ldopt.solvers.highs import quiet_highs  # noqa: PLC0415
 
     h = quiet_highs()
     h.setOptionValue("mip_rel_gap", 0.0)
@@ -119,7 +119,7 @@ def tree_flows(x: np.ndarray, num_nodes: int) -> np.ndarray:
 
 def optima(problem: Any, costs: Any, num_nodes: int) -> Any:
     """The exact optima of ``costs`` for the model of ``build_model(num_nodes)``, as an
-    [`Optima`][ldopt.optima.Optima] (value = bound, tours with their flows) from
+    [`Optima`][ldopt.evaluate.optima.Optima] (value = bound, tours with their flows) from
     [`tours()`][ldopt.problems.tsp_tours.tours].
 
     Parameters
@@ -131,7 +131,7 @@ def optima(problem: Any, costs: Any, num_nodes: int) -> Any:
     num_nodes
         Nodes.
     """
-    from ..optima import Optima  # noqa: PLC0415
+    from ldopt.evaluate.optima import Optima  # noqa: PLC0415
 
     c, _ = problem.check_costs(costs)
     x = full_solution(problem, tours(c, num_nodes), num_nodes)
@@ -172,7 +172,7 @@ def _is_tsp_model(model: CompiledModel) -> int | None:
     if n < 4 or n * (n - 1) // 2 != E or model.num_vars != E + (n - 1) * (n - 2):
         return None
     if n not in _FINGERPRINTS:
-        from ..problem import Problem  # noqa: PLC0415
+        from ldopt.model.problem import Problem  # noqa: PLC0415
 
         m = build_model(n)
         _FINGERPRINTS[n] = Problem.from_pyomo(m, m.c).compiled.fingerprint()

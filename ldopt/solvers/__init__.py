@@ -1,7 +1,7 @@
 """Solver backends by name: ``"highs"``, ``"gurobi"``, ``"cvxpy"``, ``"oracle"``, ``"pyomo:<name>"``, ``"auto"``."""
 
-from .base import Availability, Backend, InstanceResult, Session, SolverOptions, Status
-from .registry import auto_order, availability, backend, open_session, register, registered
+from ldopt.solvers.base import Availability, Backend, InstanceResult, Session, SolverOptions, Status
+from ldopt.solvers.registry import auto_order, availability, backend, open_session, register, registered
 
 __all__ = [
     "Availability",

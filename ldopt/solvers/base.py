@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .. import checks
-from ..errors import InputError
+from ldopt import checks
+from ldopt.errors import InputError
 
 if TYPE_CHECKING:
-    from ..compiled import CompiledModel
+    from ldopt.model.compiled import CompiledModel
 
 
 class Status(str, Enum):

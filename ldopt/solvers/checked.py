@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..compiled import CompiledModel
-from .base import HAS_SOLUTION, UNBOUNDED, VIOLATED, InstanceResult, Session
-from .rays import RayCheck
+from ldopt.model.compiled import CompiledModel
+from ldopt.solvers.base import HAS_SOLUTION, UNBOUNDED, VIOLATED, InstanceResult, Session
+from ldopt.solvers.rays import RayCheck
 
 ROW_TOL = 1e-5
 INT_TOL = 1e-5

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..compiled import CompiledModel
-from ..errors import SolverUnavailableError
-from .base import (
+from ldopt.errors import SolverUnavailableError
+from ldopt.model.compiled import CompiledModel
+from ldopt.solvers.base import (
     ERROR,
     FEASIBLE,
     INFEASIBLE,

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..compiled import CompiledModel
-from ..errors import SolverUnavailableError
-from ..threads import solver_threads
-from .base import (
+from ldopt.errors import SolverUnavailableError
+from ldopt.model.compiled import CompiledModel
+from ldopt.runtime.threads import solver_threads
+from ldopt.solvers.base import (
     ERROR,
     FEASIBLE,
     INFEASIBLE,

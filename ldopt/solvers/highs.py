@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from ..compiled import CompiledModel
-from ..errors import InputError, SolverUnavailableError
-from .base import (
+from ldopt.errors import InputError, SolverUnavailableError
+from ldopt.model.compiled import CompiledModel
+from ldopt.solvers.base import (
     ERROR,
     FEASIBLE,
     INFEASIBLE,

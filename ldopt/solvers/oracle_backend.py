@@ -12,11 +12,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..compiled import CompiledModel
-from ..errors import LdoptError, SolverUnavailableError
-from ..oracles import fit_oracle
-from ..oracles.base import Oracle
-from .base import OPTIMAL, Availability, Backend, InstanceResult, Session, SolverOptions
+from ldopt.errors import LdoptError, SolverUnavailableError
+from ldopt.model.compiled import CompiledModel
+from ldopt.oracles import fit_oracle
+from ldopt.oracles.base import Oracle
+from ldopt.solvers.base import OPTIMAL, Availability, Backend, InstanceResult, Session, SolverOptions
 
 
 class _Unfinished(Exception):

@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from ..compiled import CompiledModel
-from ..errors import SolverUnavailableError
-from ..pyomo_build import linear_objective_model
-from .base import (
+from ldopt.errors import SolverUnavailableError
+from ldopt.model.compiled import CompiledModel
+from ldopt.model.pyomo_build import linear_objective_model
+from ldopt.solvers.base import (
     ERROR,
     FEASIBLE,
     INFEASIBLE,

@@ -15,9 +15,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..compiled import CompiledModel, Row
-from .base import OPTIMAL, SolverOptions
-from .highs import HighsSession
+from ldopt.model.compiled import CompiledModel, Row
+from ldopt.solvers.base import OPTIMAL, SolverOptions
+from ldopt.solvers.highs import HighsSession
 
 RAY_TOL = 1e-7  # an improving direction worth less than this × max(1, |q|∞) in the unit box is noise
 

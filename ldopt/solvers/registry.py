@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..compiled import CompiledModel
-from ..errors import SolverUnavailableError
-from .base import Availability, Backend, Session, SolverOptions
-from .checked import checked
-from .cvxpy_backend import CvxpyBackend
-from .gurobi import GurobiBackend
-from .highs import HighsBackend
-from .oracle_backend import OracleBackend, fits_oracle
-from .pyomo_backend import PyomoBackend
+from ldopt.errors import SolverUnavailableError
+from ldopt.model.compiled import CompiledModel
+from ldopt.solvers.base import Availability, Backend, Session, SolverOptions
+from ldopt.solvers.checked import checked
+from ldopt.solvers.cvxpy_backend import CvxpyBackend
+from ldopt.solvers.gurobi import GurobiBackend
+from ldopt.solvers.highs import HighsBackend
+from ldopt.solvers.oracle_backend import OracleBackend, fits_oracle
+from ldopt.solvers.pyomo_backend import PyomoBackend
 
 _FACTORIES: dict[str, Callable[[], Backend]] = {}
 _INSTANCES: dict[str, Backend] = {}

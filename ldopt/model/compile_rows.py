@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from .compiled import Row
-from .errors import ConstraintError, CostParamError
+from ldopt.errors import ConstraintError, CostParamError
+from ldopt.model.compiled import Row
 
 _PSD_TOL = 1e-9
 

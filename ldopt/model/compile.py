@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .compile_checks import FrozenParams, bound_parameters, check_supported_components, expression_parameters
-from .compile_rows import compile_rows, make_row
-from .compiled import CompiledModel
-from .errors import CostParamError, ModelError, ObjectiveError, VariableError
-from .implied_bounds import bound_integers
+from ldopt.errors import CostParamError, ModelError, ObjectiveError, VariableError
+from ldopt.model.compile_checks import FrozenParams, bound_parameters, check_supported_components, expression_parameters
+from ldopt.model.compile_rows import compile_rows, make_row
+from ldopt.model.compiled import CompiledModel
+from ldopt.model.implied_bounds import bound_integers
 
 
 def _pyomo() -> Any:

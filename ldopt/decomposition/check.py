@@ -15,14 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from . import checks
-from .decomposed import Decomposition
-from .decomposition import Block
-from .dual import DualSettings, lagrangian_bound, solve_dual
-from .dual.settings import TRAINING
-from .dual.solve import lp_start_fits, resolve_settings
-from .implied_bounds import InferredBound, listing
-from .solvers.base import HAS_SOLUTION
+from ldopt import checks
+from ldopt.decomposition.blocks import Block
+from ldopt.decomposition.decompose import Decomposition
+from ldopt.dual import DualSettings, lagrangian_bound, solve_dual
+from ldopt.dual.settings import TRAINING
+from ldopt.dual.solve import lp_start_fits, resolve_settings
+from ldopt.model.implied_bounds import InferredBound, listing
+from ldopt.solvers.base import HAS_SOLUTION
 
 
 def why_no_oracle(block: Block) -> str:

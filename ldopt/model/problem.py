@@ -8,16 +8,16 @@ from typing import Any
 
 import numpy as np
 
-from . import checks
-from .arrays import as_batch, broadcast_pair
-from .compile import compile_pyomo
-from .compiled import CompiledModel
-from .errors import InputError
-from .progress import progress_bar
-from .solution import Solution, objectives
-from .solvers import registry
-from .solvers.base import HAS_SOLUTION, Availability, Session, SolverOptions
-from .violation import RowArrays
+from ldopt import checks
+from ldopt.arrays import as_batch, broadcast_pair
+from ldopt.errors import InputError
+from ldopt.model.compile import compile_pyomo
+from ldopt.model.compiled import CompiledModel
+from ldopt.model.solution import Solution, objectives
+from ldopt.model.violation import RowArrays
+from ldopt.runtime.progress import progress_bar
+from ldopt.solvers import registry
+from ldopt.solvers.base import HAS_SOLUTION, Availability, Session, SolverOptions
 
 
 def _key(k: Any) -> str:

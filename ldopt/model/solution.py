@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError
-from .solvers.base import HAS_SOLUTION
+from ldopt.errors import InputError
+from ldopt.solvers.base import HAS_SOLUTION
 
 
 @dataclass

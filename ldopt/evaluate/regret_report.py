@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError
-from .optima import Optima
+from ldopt.errors import InputError
+from ldopt.evaluate.optima import Optima
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .errors import CacheError, OutputError, TornCacheError
+from ldopt.errors import CacheError, OutputError, TornCacheError
 
 T = TypeVar("T")
 FORMAT = "ldopt-cache/1"
@@ -165,8 +165,8 @@ def _check_sizes(path: Path) -> None:
 def load(path: str | Path, expect: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
     """The arrays and header at ``path``, or ``None`` when there is no entry.
 
-    Raises [`TornCacheError`][ldopt.cache.TornCacheError] when the entry is unreadable or half written, and
-    [`CacheError`][ldopt.cache.CacheError] when a header field differs from ``expect`` (the entry was written by
+    Raises [`TornCacheError`][ldopt.runtime.cache.TornCacheError] when the entry is unreadable or half written, and
+    [`CacheError`][ldopt.runtime.cache.CacheError] when a header field differs from ``expect`` (the entry was written by
     another problem, data or settings).
 
     Parameters
@@ -206,7 +206,7 @@ def load_or_recompute(
     """``decode`` of the entry at ``path``, or ``None`` (compute it) when there is none or it is
     unusable: torn, corrupt, or not decodable (an older format, a forged header). An unusable entry
     is not an error — the result is computed again, with a warning, and the new entry replaces it.
-    An intact entry of other settings (``expect`` differs) still raises [`CacheError`][ldopt.cache.CacheError].
+    An intact entry of other settings (``expect`` differs) still raises [`CacheError`][ldopt.runtime.cache.CacheError].
 
     Parameters
     ----------

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from . import checks
-from .errors import InputError
+from ldopt import checks
+from ldopt.errors import InputError
 
 T = TypeVar("T")
 
@@ -49,8 +49,8 @@ def configure(threads: int | None) -> None:
 
 
 def num_threads() -> int:
-    """Threads used by batched work: [`configure()`][ldopt.threads.configure]'s, ``LDOPT_THREADS``, or the cores this
-    process may use."""
+    """Threads used by batched work: [`configure()`][ldopt.runtime.threads.configure]'s,
+    ``LDOPT_THREADS``, or the cores this process may use."""
     if _CONFIGURED is not None:
         return _CONFIGURED
     env = os.environ.get("LDOPT_THREADS")
@@ -93,8 +93,8 @@ def pool_executor() -> ThreadPoolExecutor | None:
 
 def solver_threads() -> int:
     """Threads one solver call may use when none are asked for: 1 on one of the pool's threads (the
-    pool already runs a call per thread), else [`num_threads()`][ldopt.threads.num_threads], so that ``LDOPT_THREADS``
-    bounds the whole process. A MIP solver left to its default takes every core in each of the
+    pool already runs a call per thread), else [`num_threads()`][ldopt.runtime.threads.num_threads],
+    so that ``LDOPT_THREADS`` bounds the whole process. A MIP solver left to its default takes every core in each of the
     pool's calls: on 2 cores, 4 threads (and 8 with two processes side by side)."""
     return 1 if inside_pool() else num_threads()
 

@@ -1,6 +1,6 @@
 """Chunked, resumable runs: work split into ranges of instances, run here or over an executor, each
 finished chunk saved atomically to a checkpoint folder and loaded from it on a rerun with the same
-inputs (see `ldopt.parallel`)."""
+inputs (see `ldopt.runtime.parallel`)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from . import cache, checks
-from .errors import CacheError, InputError
-from .progress import progress_bar
+from ldopt import checks
+from ldopt.errors import CacheError, InputError
+from ldopt.runtime import cache
+from ldopt.runtime.progress import progress_bar
 
 
 def chunks(total: int, chunk_size: int | None, parts: int = 8) -> list[tuple[int, int]]:
@@ -41,8 +42,8 @@ _CHUNK = re.compile(r"^\.?chunk-\d{8}-\d{8}\.npz(\.json)?(\..*\.tmp)?$")
 
 
 def clear_checkpoint(folder: str | Path) -> None:
-    """Delete the chunk files [`run_chunks()`][ldopt.parallel.run_chunks] wrote in ``folder`` (and partial ones), then
-    the folder if that left it empty; anything else in it is left alone.
+    """Delete the chunk files [`run_chunks()`][ldopt.runtime.parallel.run_chunks] wrote in ``folder``
+    (and partial ones), then the folder if that left it empty; anything else in it is left alone.
 
     Parameters
     ----------

@@ -25,10 +25,10 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .compiled import CompiledModel
-from .errors import InfeasibleModelError, LdoptError, VariableError
-from .solvers.base import INFEASIBLE, OPTIMAL, Session, SolverOptions
-from .solvers.registry import open_session
+from ldopt.errors import InfeasibleModelError, LdoptError, VariableError
+from ldopt.model.compiled import CompiledModel
+from ldopt.solvers.base import INFEASIBLE, OPTIMAL, Session, SolverOptions
+from ldopt.solvers.registry import open_session
 
 _PASSES = 50
 _TOL = 1e-9

@@ -2,15 +2,15 @@
 prices and good decisions without exact solves.
 
 Where exact optima are out of reach (the MKP at 10,000 items × 50 rows: HiGHS is not optimal
-after 30 s), [`lp_optima()`][ldopt.lp_relaxation.lp_optima] gives every instance a certified
+after 30 s), [`lp_optima()`][ldopt.evaluate.lp_relaxation.lp_optima] gives every instance a certified
 interval from one warm HiGHS LP solve: the LP's optimum bounds the optimum, and its point —
 rounded, repaired by the primal heuristic (items ranked by value over their capacity shares, and
 over their prices at the LP's row duals, Pirkul's surrogate ratio), then improved by adding or
 swapping items among those of best reduced cost — is a feasible decision. The bound is the LP dual
 objective of the row prices the solver returns, so it holds whatever the solver's tolerances, and
 is rounded down to an integer where every feasible objective is one
-([`integral_bounds()`][ldopt.regret.integral_bounds]).
-[`ldopt.regret.report()`][ldopt.regret.report] turns the interval into a certified regret; the
+([`integral_bounds()`][ldopt.evaluate.regret.integral_bounds]).
+[`ldopt.evaluate.regret.report()`][ldopt.evaluate.regret.report] turns the interval into a certified regret; the
 same call on predicted costs gives the decisions.
 """
 
@@ -23,15 +23,15 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import as_batch
-from .compiled import CompiledModel
-from .errors import InputError, SolverError
-from .optima import Optima, integral_bounds
-from .primal import PrimalHeuristic
-from .problem import Problem
-from .solvers.base import OPTIMAL, InstanceResult, SolverOptions
-from .solvers.highs import HighsSession
-from .threads import map_ranges, num_threads, split
+from ldopt.arrays import as_batch
+from ldopt.errors import InputError, SolverError
+from ldopt.evaluate.optima import Optima, integral_bounds
+from ldopt.model.compiled import CompiledModel
+from ldopt.model.primal import PrimalHeuristic
+from ldopt.model.problem import Problem
+from ldopt.runtime.threads import map_ranges, num_threads, split
+from ldopt.solvers.base import OPTIMAL, InstanceResult, SolverOptions
+from ldopt.solvers.highs import HighsSession
 
 CANDIDATES = 1000
 """The items of best reduced cost that the local search after the repair may add."""
@@ -175,7 +175,7 @@ def offer_lp_point(
 ) -> None:
     """Offer the LP's points to the primal ``heuristic`` (see the module docstring): a point
     feasible as it stands, else its rounding repaired twice (capacity shares, then the row duals)
-    and the better one improved among the [`CANDIDATES`][ldopt.lp_relaxation.CANDIDATES]."""
+    and the better one improved among the [`CANDIDATES`][ldopt.evaluate.lp_relaxation.CANDIDATES]."""
     ok = np.flatnonzero(lp.optimal)
     if not len(ok):
         return
@@ -196,7 +196,7 @@ def _chunk(problem: Problem, heuristic: PrimalHeuristic, q: np.ndarray) -> tuple
 
 def lp_optima(problem: Problem, costs: Any) -> tuple[Optima, np.ndarray]:
     """Every instance's LP bound and the best decision the LP's point gives (see the module
-    docstring), on this process's threads: an [`Optima`][ldopt.regret.Optima] (user's sense; NaN
+    docstring), on this process's threads: an [`Optima`][ldopt.evaluate.regret.Optima] (user's sense; NaN
     where the LP is not optimal or no rounding was feasible) and the LP's points ``(B, n)``.
 
     ``regret.report(lp_optima(p, C)[0].improve(x̂, f), f)`` certifies the regret of decisions

@@ -34,16 +34,16 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .blocks import unbounded_sides
-from .compiled import CompiledModel
-from .errors import DecompositionError, SolverUnavailableError
-from .implied_bounds import InferredBound, implied_or_refused, listing, with_bounds
-from .oracles import fit_oracle
-from .oracles.base import Oracle
-from .problem import Problem
-from .pyomo_build import linear_objective_model
-from .solvers.base import OPTIMAL
-from .user_oracles import attach, checked_argmax, label
+from ldopt.decomposition.grouping import unbounded_sides
+from ldopt.decomposition.user_oracles import attach, checked_argmax, label
+from ldopt.errors import DecompositionError, SolverUnavailableError
+from ldopt.model.compiled import CompiledModel
+from ldopt.model.implied_bounds import InferredBound, implied_or_refused, listing, with_bounds
+from ldopt.model.problem import Problem
+from ldopt.model.pyomo_build import linear_objective_model
+from ldopt.oracles import fit_oracle
+from ldopt.oracles.base import Oracle
+from ldopt.solvers.base import OPTIMAL
 
 
 def _objective(n: int) -> tuple[np.ndarray, sp.csr_matrix, list]:
@@ -82,7 +82,7 @@ class BlockSolver:
     a caller passes one, so that Lagrangian bounds stay bounds (to the solver's tolerances, which
     an objective scaled to a largest coefficient of 1 keeps relative: about 1e-8 of
     ``Σ_j |λ_j| max|x_j|`` on the third audit's models, from HiGHS; exact oracles have none). A user's oracle
-    (`ldopt.user_oracles`) is checked on every call (shape, NaN, ``out=`` written) and, on its
+    (`ldopt.decomposition.user_oracles`) is checked on every call (shape, NaN, ``out=`` written) and, on its
     first, against an exact solve of a few instances."""
 
     def __init__(self, block: Block, name: str) -> None:
@@ -213,14 +213,14 @@ class Block:
     parent
         The decomposed problem.
     user_oracle
-        The oracle a user gave this block (`ldopt.user_oracles`), or ``None``.
+        The oracle a user gave this block (`ldopt.decomposition.user_oracles`), or ``None``.
     """
 
     index: int
     rows: list[int]
     compiled: CompiledModel
     parent: Problem = field(repr=False)
-    user_oracle: Oracle | None = field(default=None, repr=False)  # `ldopt.user_oracles`
+    user_oracle: Oracle | None = field(default=None, repr=False)  # `ldopt.decomposition.user_oracles`
     oracle_checked: bool = field(default=False, init=False, repr=False)  # its first-use spot check passed
     problem: Problem = field(init=False, repr=False)
     _solvers: dict[str, BlockSolver] = field(default_factory=dict, init=False, repr=False)
@@ -274,7 +274,7 @@ class Blocks:
 
     def _bound_blocks(self) -> None:
         """Give every block that leaves a variable unbounded the bounds the whole model implies
-        for it (`ldopt.implied_bounds`); refuse a variable the whole model leaves unbounded."""
+        for it (`ldopt.model.implied_bounds`); refuse a variable the whole model leaves unbounded."""
         needs = {b.index: unbounded_sides(b.compiled) for b in self.blocks}
         wanted = sorted({side for sides in needs.values() for side in sides})
         if not wanted:
@@ -300,7 +300,7 @@ class Blocks:
     def key(self) -> str:
         """A content hash of the problem and the blocks (equal decompositions hash equal)."""
         if "_key" not in self.__dict__:
-            from .cache import digest  # noqa: PLC0415
+            from ldopt.runtime.cache import digest  # noqa: PLC0415
 
             mine = sorted((k, o.key()) for k, o in self.user_oracles.items())
             self._key = digest(

@@ -4,11 +4,11 @@
 ``x̂_i`` is the decision taken for the predicted costs, and ``relative regret = Σ_i regret_i /
 Σ_i |f(x*(c_i), c_i)|`` (the paper's metric).
 
-Large instances need not be solved to optimality: [`optima()`][ldopt.optima.optima] keeps the best
+Large instances need not be solved to optimality: [`optima()`][ldopt.evaluate.optima.optima] keeps the best
 known objective and a certified bound per instance, and every decision evaluated later improves
-the former; [`evaluate()`][ldopt.regret.evaluate] reports the relative regret with a certified
+the former; [`evaluate()`][ldopt.evaluate.regret.evaluate] reports the relative regret with a certified
 interval — ``2.31% (≤ 2.36%)`` — whatever the unproven optima are. Solves use threads or any
-``concurrent.futures.Executor`` ([`solve_many()`][ldopt.batch.solve_many], re-exported here).
+``concurrent.futures.Executor`` ([`solve_many()`][ldopt.model.batch.solve_many], re-exported here).
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import vector
-from .batch import check_problem, checked, solve_many
-from .errors import InputError
-from .optima import Optima, integral_bounds, optima, optimal_objectives
-from .problem import Problem
-from .regret_report import RegretReport, report
+from ldopt.arrays import vector
+from ldopt.errors import InputError
+from ldopt.evaluate.optima import Optima, integral_bounds, optima, optimal_objectives
+from ldopt.evaluate.regret_report import RegretReport, report
+from ldopt.model.batch import check_problem, checked, solve_many
+from ldopt.model.problem import Problem
 
 __all__ = [
     "Optima",
@@ -92,8 +92,8 @@ def evaluate(
 ) -> RegretReport:
     """The relative regret of predicted costs with its certified interval (see the module docstring).
 
-    ``optima``: an [`Optima`][ldopt.regret.Optima] (or the exact optimal objectives) of ``costs`` from an earlier
-    call; solved here otherwise, under the same ``time_limit`` and ``gap`` as the decisions.
+    ``optima``: an [`Optima`][ldopt.evaluate.regret.Optima] (or the exact optimal objectives) of
+    ``costs`` from an earlier call; solved here otherwise, under the same ``time_limit`` and ``gap`` as the decisions.
 
     Parameters
     ----------
@@ -156,7 +156,7 @@ def regrets(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per-instance regrets ``(B,)`` (≥ 0 up to solver tolerance) and the true optima ``(B,)``.
 
-    ``optima`` (the true optimal objectives, or an [`Optima`][ldopt.regret.Optima], e.g. from an earlier call)
+    ``optima`` (the true optimal objectives, or an [`Optima`][ldopt.evaluate.regret.Optima], e.g. from an earlier call)
     skips their solves.
 
     Parameters

@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from .compiled import CompiledModel, Row
-from .errors import DecompositionError
-from .problem import Problem
-from .solvers.base import OPTIMAL
+from ldopt.errors import DecompositionError
+from ldopt.model.compiled import CompiledModel, Row
+from ldopt.model.problem import Problem
+from ldopt.solvers.base import OPTIMAL
 
 
 def groups_of(problem: Problem, blocks: Any) -> list[list[int]]:

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .compiled import CompiledModel
+from ldopt.model.compiled import CompiledModel
 
 
 @dataclass(frozen=True)

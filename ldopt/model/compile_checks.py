@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import ConstraintError, CostParamError, ModelError
+from ldopt.errors import ConstraintError, CostParamError, ModelError
 
 
 def check_supported_components(model: Any) -> None:

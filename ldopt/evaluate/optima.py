@@ -10,13 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from . import cache as ldcache
-from . import checks
-from .arrays import vector
-from .batch import check_problem, checked, solve_many
-from .compiled import sense_sign
-from .errors import CacheError, InputError
-from .problem import Problem
+from ldopt import checks
+from ldopt.arrays import vector
+from ldopt.errors import CacheError, InputError
+from ldopt.model.batch import check_problem, checked, solve_many
+from ldopt.model.compiled import sense_sign
+from ldopt.model.problem import Problem
+from ldopt.runtime import cache as ldcache
 
 _PROVEN = 1e-9  # relative gap under which an optimum counts as proven
 _ROUNDING = 1e-6  # relative slack before a bound is rounded to an integer (float error in computing it)

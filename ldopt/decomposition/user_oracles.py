@@ -11,7 +11,7 @@ and called from several threads at once, as the built-in oracles are).
 An oracle that solves a *relaxation* of the block (a superset of its points: a 1-tree for the
 tours through a node, routes without capacity) sets ``relaxation = True``: its values bound the
 block's from above, so every bound stays valid, but its points may violate the block (the primal
-heuristic checks every point before using it). [`check_oracle()`][ldopt.user_oracles.check_oracle]
+heuristic checks every point before using it). [`check_oracle()`][ldopt.decomposition.user_oracles.check_oracle]
 tests an oracle against an exact solve of its block on random objectives; ``dec.describe()``
 names it.
 
@@ -19,7 +19,7 @@ A user's oracle is verified, not trusted: every answer must be a finite array of
 shape (written into ``out=`` when one is given) and the objectives it is given are a copy, so an
 oracle that changes them in place changes nothing of ldopt's. Its first use in a decomposition
 solves the first few instances of that batch exactly (``"auto"``: HiGHS, Gurobi or CVXPY) and
-raises [`OracleMismatch`][ldopt.user_oracles.OracleMismatch] where the oracle's point is worse
+raises [`OracleMismatch`][ldopt.decomposition.user_oracles.OracleMismatch] where the oracle's point is worse
 than the optimum, violates the block, or (a relaxation) is worth less than the optimum. An oracle
 you have checked yourself (``check_oracle()`` on the objectives it will meet) skips this with
 ``verified = True``.
@@ -32,9 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from . import checks
-from .errors import DecompositionError, InputError, SolverError
-from .oracles.base import Oracle
+from ldopt import checks
+from ldopt.errors import DecompositionError, InputError, SolverError
+from ldopt.oracles.base import Oracle
 
 
 class OracleMismatch(SolverError):
@@ -170,7 +170,7 @@ def label(oracle: Oracle, yours: bool) -> str:
 
 @dataclass(frozen=True)
 class OracleCheck:
-    """What [`check_oracle()`][ldopt.user_oracles.check_oracle] measured.
+    """What [`check_oracle()`][ldopt.decomposition.user_oracles.check_oracle] measured.
 
     Parameters
     ----------
@@ -203,7 +203,7 @@ def check_oracle(
 
     An exact oracle must return points of the block (violation ≤ ``tol``) worth the block's optimum
     (within ``tol`` relative); a relaxation (``relaxation = True``) must return values at least the
-    optimum. Raises [`OracleMismatch`][ldopt.user_oracles.OracleMismatch] naming the first instance
+    optimum. Raises [`OracleMismatch`][ldopt.decomposition.user_oracles.OracleMismatch] naming the first instance
     that fails, with both values.
 
     Parameters

@@ -1,18 +1,19 @@
 """Executors for ``executor=`` arguments, per-worker reuse of solvers, and chunked, resumable runs.
 
-* [`local_pool()`][ldopt.parallel.local_pool] — a process pool on this machine (spawn start; one kernel thread per
-  worker by default, so workers do not oversubscribe the cores). Every worker watches the process that
-  owns the pool and exits within a second of its death, even a ``kill -9``.
-* [`dask_executor()`][ldopt.parallel.dask_executor] — a Dask executor for a scheduler ``address`` (``dask scheduler`` /
-  ``dask worker``), or for a ``LocalCluster`` of processes when none is given; tasks lost with a
-  worker are re-run (Dask's ``retries``; the scheduler also reschedules them by itself).
+* [`local_pool()`][ldopt.runtime.parallel.local_pool] — a process pool on this machine (spawn start;
+  one kernel thread per worker by default, so workers do not oversubscribe the cores). Every worker
+  watches the process that owns the pool and exits within a second of its death, even a ``kill -9``.
+* [`dask_executor()`][ldopt.runtime.parallel.dask_executor] — a Dask executor for a scheduler
+  ``address`` (``dask scheduler`` / ``dask worker``), or for a ``LocalCluster`` of processes when
+  none is given; tasks lost with a worker are re-run (Dask's ``retries``; the scheduler also
+  reschedules them by itself).
 * Any other ``concurrent.futures.Executor`` works as is (``mpi4py.futures.MPIPoolExecutor``, ...).
 
 Work is split into chunks of instances. A worker process keeps the first copy of a decomposition
 (or problem) it receives, keyed by content, so its block solvers and solver sessions are built
 once and reused for every later chunk. With a ``checkpoint`` folder every finished chunk is
 written atomically as it completes; a run started again with the same inputs loads those chunks
-and computes only the missing ones ([`run_chunks()`][ldopt.parallel.run_chunks], in `ldopt.checkpoint`).
+and computes only the missing ones ([`run_chunks()`][ldopt.runtime.parallel.run_chunks], in `ldopt.runtime.checkpoint`).
 """
 
 from __future__ import annotations
@@ -26,10 +27,10 @@ from collections.abc import Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
-from . import checks
-from .checkpoint import chunks, clear_checkpoint, run_chunks
-from .errors import InputError
-from .progress import progress_bar
+from ldopt import checks
+from ldopt.errors import InputError
+from ldopt.runtime.checkpoint import chunks, clear_checkpoint, run_chunks
+from ldopt.runtime.progress import progress_bar
 
 __all__ = ["chunks", "clear_checkpoint", "dask_executor", "local_pool", "progress_bar", "run_chunks", "worker_copy"]
 
@@ -66,7 +67,7 @@ def _watch_owner(owner: int) -> None:
 def local_pool(workers: int | None = None, threads_per_worker: int | None = 1) -> ProcessPoolExecutor:
     """A process pool of ``workers`` (default: the cores) with ``threads_per_worker`` kernel threads.
 
-    The caller owns it (``with ldopt.parallel.local_pool(2) as ex: ...``).
+    The caller owns it (``with ldopt.runtime.parallel.local_pool(2) as ex: ...``).
 
     Parameters
     ----------
@@ -75,7 +76,7 @@ def local_pool(workers: int | None = None, threads_per_worker: int | None = 1) -
     threads_per_worker
         Kernel threads per process (BLAS, numba, solvers); ``None``: leave them.
     """
-    from .threads import num_threads  # noqa: PLC0415
+    from ldopt.runtime.threads import num_threads  # noqa: PLC0415
 
     workers = checks.positive_int_or_none("workers", workers)
     threads_per_worker = checks.positive_int_or_none("threads_per_worker", threads_per_worker)
@@ -98,7 +99,7 @@ def dask_executor(
 ) -> Iterator[Executor]:
     """A Dask ``Client.get_executor()`` for ``address``, or for a new local cluster of processes.
 
-    ``with ldopt.parallel.dask_executor("tcp://host:8786") as ex: dec.dual(costs, executor=ex)``.
+    ``with ldopt.runtime.parallel.dask_executor("tcp://host:8786") as ex: dec.dual(costs, executor=ex)``.
     The client (and a cluster it started) is closed on exit. A local cluster listens on
     127.0.0.1 only (its scheduler, workers and dashboard) and runs without Dask's worker profiler
     unless ``profile=True``; for your own workers set
@@ -131,7 +132,7 @@ def dask_executor(
         raise InputError("dask_executor needs Dask: pip install 'ldopt[dask]'") from exc
     import dask  # noqa: PLC0415
 
-    from .threads import num_threads  # noqa: PLC0415
+    from ldopt.runtime.threads import num_threads  # noqa: PLC0415
 
     cluster = None
     if address is None:

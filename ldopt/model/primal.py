@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import nb
-from .problem import Problem
+from ldopt.model.problem import Problem
+from ldopt.runtime.jit import nb
 
 
 @nb.njit(cache=True, nogil=True)

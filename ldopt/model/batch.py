@@ -9,14 +9,14 @@ from typing import Any
 
 import numpy as np
 
-from . import checks
-from .arrays import as_batch
-from .errors import InputError, SolverError
-from .parallel import chunks, worker_copy
-from .problem import Problem
-from .solution import Solution
-from .solvers.base import NO_SOLUTION
-from .threads import map_ranges, num_threads, split
+from ldopt import checks
+from ldopt.arrays import as_batch
+from ldopt.errors import InputError, SolverError
+from ldopt.model.problem import Problem
+from ldopt.model.solution import Solution
+from ldopt.runtime.parallel import chunks, worker_copy
+from ldopt.runtime.threads import map_ranges, num_threads, split
+from ldopt.solvers.base import NO_SOLUTION
 
 _RETRIES = 3  # re-solves, with 4× the time limit each, of instances with no incumbent in time
 

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .compile_checks import FrozenParams
-from .errors import ConstraintError, ObjectiveError, VariableError
+from ldopt.errors import ConstraintError, ObjectiveError, VariableError
+from ldopt.model.compile_checks import FrozenParams
 
 
 def sense_sign(sense: str) -> float:
@@ -113,7 +113,7 @@ class CompiledModel:
 
         Computed once: a compiled model is not changed after compilation."""
         if "_fingerprint" not in self.__dict__:
-            from .cache import digest  # noqa: PLC0415
+            from ldopt.runtime.cache import digest  # noqa: PLC0415
 
             Q = self.Q.tocsr()
             rows = [(r.name, r.index, r.coef, r.lo, r.hi, r.P) for r in self.rows]

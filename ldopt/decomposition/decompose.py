@@ -1,18 +1,18 @@
 """[`decompose()`][ldopt.decompose] and what it returns: a [`Decomposition`][ldopt.Decomposition],
-the blocks of `ldopt.decomposition` with the algorithm that optimises their multipliers.
+the blocks of `ldopt.decomposition.blocks` with the algorithm that optimises their multipliers.
 
 The data does not depend on the algorithm: `ldopt.dual` works on
-[`Blocks`][ldopt.decomposition.Blocks], and this module, above both, joins them."""
+[`Blocks`][ldopt.decomposition.blocks.Blocks], and this module, above both, joins them."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .blocks import groups_of
-from .decomposition import Blocks
-from .dual.solve import solve_dual
-from .errors import DecompositionError
-from .problem import Problem
+from ldopt.decomposition.blocks import Blocks
+from ldopt.decomposition.grouping import groups_of
+from ldopt.dual.solve import solve_dual
+from ldopt.errors import DecompositionError
+from ldopt.model.problem import Problem
 
 
 class Decomposition(Blocks):
@@ -34,10 +34,10 @@ class Decomposition(Blocks):
 
 
 def decompose(problem: Problem, blocks: Any = None, *, oracles: Any = None) -> Decomposition:
-    """Decompose ``problem`` into constraint blocks (see `ldopt.decomposition`).
+    """Decompose ``problem`` into constraint blocks (see `ldopt.decomposition.blocks`).
 
     A block that leaves a variable unbounded gets the bounds the whole model implies for it
-    (`ldopt.implied_bounds`; ``dec.describe()`` lists them); a variable the whole model leaves
+    (`ldopt.model.implied_bounds`; ``dec.describe()`` lists them); a variable the whole model leaves
     unbounded is refused.
 
     Parameters
@@ -49,7 +49,7 @@ def decompose(problem: Problem, blocks: Any = None, *, oracles: Any = None) -> D
         of groups, each a list of row indices, row names or component names (every row in one group).
     oracles
         ``{block index: an Oracle}``: your algorithms for blocks whose structure ldopt does not know
-        (`ldopt.user_oracles`; ``check_oracle()`` tests one), used wherever the block is solved
+        (`ldopt.decomposition.user_oracles`; ``check_oracle()`` tests one), used wherever the block is solved
         with ``"auto"`` or ``"oracle"``.
 
     Returns
