@@ -3,7 +3,7 @@
 Names: ``mse``; ``spo+``, ``imle`` (the full problem, PyEPO's losses over our adapter); ``cave``,
 ``cave+``, ``lava`` (solver-free, over the true optima; linear problems);
 ``ld:<surrogate>:<static|multiple>:<L1|L2>[:scaled|:unit][:two][:lam<λ>]`` — the paper's LD
-methods with any surrogate registered in [`SURROGATES`][ldopt_torch.surrogates.SURROGATES] (``spo+``,
+methods with any surrogate registered in [`SURROGATES`][ldopt_torch.losses.surrogates.SURROGATES] (``spo+``,
 ``imle``, ``fy``, ``exact``, and any a user defines). ``:scaled`` rescales the main subproblem to
 the costs ([`ldopt_torch.LDLoss`][ldopt_torch.LDLoss] ``scale="costs"``); ``:unit`` to its own
 scale (``scale="unit"``: I-MLE's noise relative to it); ``:two``: I-MLE's two-sided difference

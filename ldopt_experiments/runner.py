@@ -21,7 +21,7 @@ from ldopt.evaluate.regret import Optima, RegretReport, evaluate, optima
 from ldopt.runtime.cache import write_text
 from ldopt.runtime.interrupts import Terminated
 from ldopt_torch import PAPER, FitResult, LDDataset, OptDataset, Schedule, Validator, fit
-from ldopt_torch.train import training_decompositions
+from ldopt_torch.train.fit import training_decompositions
 
 from .curves import budget_curve, checkpoints
 from .methods import MethodSpec, check_packages, loss_for, parse_method

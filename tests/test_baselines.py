@@ -12,7 +12,7 @@ pytest.importorskip("pyepo", reason="CaVE runs through PyEPO (pip install 'ldopt
 import ldopt  # noqa: E402
 import ldopt_torch as lt  # noqa: E402
 from ldopt.problems import knapsack  # noqa: E402
-from ldopt_torch.solver_free import adjacent_steps, tight_normals  # noqa: E402
+from ldopt_torch.data.structure import adjacent_steps, tight_normals  # noqa: E402
 
 
 @pytest.fixture(scope="module")

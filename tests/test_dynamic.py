@@ -147,7 +147,7 @@ def test_the_batches_after_an_update_carry_the_new_main_objective_and_its_argmax
     data = lt.LDDataset(
         dec, F[:80], C[:80], lt.DEFAULTS.dual.merged(mode=mode), iterations=10, progress=False, dynamic=policy
     )
-    follower = lt.dynamic.Follower(data, data.dynamic)
+    follower = lt.data.dynamic.Follower(data, data.dynamic)
     model = torch.nn.Linear(F.shape[1], C.shape[1])
     moved = follower.update(model)
     r = moved.result
@@ -168,7 +168,7 @@ def test_the_batches_after_an_update_carry_the_new_main_objective_and_its_argmax
 def test_mix_zero_keeps_tightening_the_true_costs_dual(mkp):
     dec, F, C, _ = mkp
     data = lt.LDDataset(dec, F[:80], C[:80], iterations=10, progress=False)
-    follower = lt.dynamic.Follower(data, lt.DynamicMultipliers(steps=5, mix=0.0))
+    follower = lt.data.dynamic.Follower(data, lt.DynamicMultipliers(steps=5, mix=0.0))
     model = torch.nn.Linear(F.shape[1], C.shape[1])
     before = data.result.run_bounds.sum(1)
     for _ in range(3):
@@ -233,7 +233,7 @@ def test_updates_keep_a_per_block_solver_choice(mkp):
     assert DualSettings(solver=pairs).solver == pairs == ((1, "highs"),)
     dec, F, C, opt = mkp
     data = lt.LDDataset(dec, F[:20], C[:20], lt.DEFAULTS.dual.merged(solver={1: "highs"}), iterations=5, progress=False)
-    follower = lt.dynamic.Follower(data, lt.DynamicMultipliers(steps=2))
+    follower = lt.data.dynamic.Follower(data, lt.DynamicMultipliers(steps=2))
     moved = follower.update(torch.nn.Linear(F.shape[1], C.shape[1]))
     assert moved.result.solvers[1] != moved.result.solvers[0]  # block 1 on HiGHS, block 0 on its oracle
     assert (moved.result.run_bounds >= opt[:20, None] - 1e-6 * np.abs(opt[:20, None])).all()

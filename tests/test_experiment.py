@@ -312,7 +312,7 @@ def test_runner_portfolio_exact(tmp_path):
 def test_portfolio_static_rows_train_through_the_risk_block(tmp_path, monkeypatch):
     """The paper's portfolio rows take the risk row as the static main block (the budget row's
     main decision is a vertex whatever the prediction) and start the multipliers at q(c)/m."""
-    from ldopt_torch.losses import LDLoss  # noqa: PLC0415
+    from ldopt_torch.losses.ld import LDLoss  # noqa: PLC0415
 
     setup = experiment.portfolio_setup(8, train=20, val=8, test=20)
     assert setup.dec.block(setup.main).describe() == "risk"

@@ -33,12 +33,9 @@ LAYERS = {
         ("package", [""]),
     ],
     "ldopt_torch": [
-        ("parts", ["batches", "noise", "predictions", "pyepo_adapter", "argopt", "fit_result", "fit_settings"]),
-        ("evaluation", ["validation"]),
-        ("layers", ["layers", "surrogates", "solver_free"]),
-        ("losses", ["losses", "baselines", "presets"]),
-        ("data", ["dynamic", "dataset", "optdataset"]),
-        ("training", ["fit_checks", "loop", "warm_start", "train"]),
+        ("data", ["data"]),
+        ("losses", ["losses"]),
+        ("training", ["train"]),
         ("package", [""]),
     ],
 }

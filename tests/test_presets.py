@@ -16,7 +16,7 @@ import ldopt_experiments  # noqa: E402
 import ldopt_torch as lt  # noqa: E402
 from ldopt.dual import DualSettings  # noqa: E402
 from ldopt.problems import knapsack  # noqa: E402
-from ldopt_torch.loop import Budget, Due  # noqa: E402
+from ldopt_torch.train.loop import Budget, Due  # noqa: E402
 
 
 @pytest.fixture(scope="module")

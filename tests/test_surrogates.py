@@ -13,7 +13,7 @@ from test_torch_layers import DECS, mkp  # noqa: E402
 
 import ldopt  # noqa: E402
 import ldopt_torch as lt  # noqa: E402
-from ldopt_torch.surrogates import MainBlock, regret  # noqa: E402
+from ldopt_torch.losses.surrogates import MainBlock, regret  # noqa: E402
 
 
 @pytest.mark.parametrize("which", list(DECS))

@@ -607,9 +607,9 @@ def test_a_cache_header_claiming_huge_arrays_is_a_torn_cache_not_a_memory_error(
 def test_a_surrogate_name_that_breaks_messages_is_refused_at_its_definition():
     for bad in (3, "a:b", "two words"):
         with pytest.raises(ldopt.InputError, match="surrogate Bad: expected a name"):
-            type("Bad", (lt.surrogates.SPOPlus,), {"name": bad})
+            type("Bad", (lt.losses.surrogates.SPOPlus,), {"name": bad})
     with pytest.raises(ldopt.InputError, match="surrogate: expected one of"):
-        lt.surrogates.make_surrogate("nope")  # the registry's names still sort
+        lt.losses.surrogates.make_surrogate("nope")  # the registry's names still sort
 
 
 @NEEDS_TORCH

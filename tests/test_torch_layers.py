@@ -365,7 +365,7 @@ def test_pyepo_adapter_refuses_objectives_that_are_not_the_costs():
 def test_fit_and_the_loss_choose_the_main_block_by_one_rule():
     """``fit``'s static main block is ``LDLoss.default_main``: on the portfolio SPO+ fits both blocks,
     which are solved differently, so both refuse to guess; "exact" fits only the risk row."""
-    from ldopt_torch.train import training_decompositions  # noqa: PLC0415
+    from ldopt_torch.train.fit import training_decompositions  # noqa: PLC0415
 
     dec, feats, ret, _ = portfolio_dec()
     data = lt.LDDataset(dec, feats, ret, iterations=3, progress=False)

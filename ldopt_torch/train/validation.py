@@ -14,8 +14,7 @@ from ldopt import Problem, checks
 from ldopt.errors import InputError
 from ldopt.evaluate.regret import Optima, RegretReport, decisions, report
 from ldopt.evaluate.regret import optima as solve_optima
-
-from .batches import feature_tensor, model_inputs
+from ldopt_torch.data.batches import feature_tensor, model_inputs
 
 
 class Validator:

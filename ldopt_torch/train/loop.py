@@ -15,12 +15,11 @@ from torch import nn
 
 from ldopt.errors import LdoptError
 from ldopt.runtime.interrupts import Terminated, sigterm_as_interrupt
-
-from .batches import model_inputs
-from .dynamic import Follower
-from .fit_result import FitResult
-from .fit_settings import Schedule
-from .validation import Validator
+from ldopt_torch.data.batches import model_inputs
+from ldopt_torch.data.dynamic import Follower
+from ldopt_torch.train.result import FitResult
+from ldopt_torch.train.settings import Schedule
+from ldopt_torch.train.validation import Validator
 
 
 class TrainingError(LdoptError, RuntimeError):

@@ -12,8 +12,8 @@ import torch
 
 from ldopt import Problem, checks
 from ldopt.evaluate.regret import optima
-
-from .batches import InstanceSet, OptBatch
+from ldopt_torch.data.batches import InstanceSet, OptBatch
+from ldopt_torch.data.structure import adjacent_steps, pad, tight_normals
 
 
 class OptDataset(InstanceSet):
@@ -65,8 +65,6 @@ class OptDataset(InstanceSet):
         self.optimum = np.asarray(obj, dtype=float)
         self.structure = bool(structure)
         if structure:  # the CaVE cone and LAVA's adjacent vertices at every optimum
-            from .solver_free import adjacent_steps, pad, tight_normals  # noqa: PLC0415
-
             self.tight = torch.as_tensor(pad(tight_normals(problem, x)), dtype=torch.float32)
             self.steps = torch.as_tensor(adjacent_steps(problem, x), dtype=torch.float32)
 

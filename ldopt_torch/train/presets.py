@@ -1,6 +1,6 @@
-"""Named sets of defaults that go together: [`DEFAULTS`][ldopt_torch.presets.DEFAULTS], chosen by
+"""Named sets of defaults that go together: [`DEFAULTS`][ldopt_torch.train.presets.DEFAULTS], chosen by
 measurement on the zoo of models others wrote and on the families (``docs/guide.md``), and
-[`PAPER`][ldopt_torch.presets.PAPER], the paper's settings, which the Table 1 runs pin so that the
+[`PAPER`][ldopt_torch.train.presets.PAPER], the paper's settings, which the Table 1 runs pin so that the
 committed tables reproduce.
 
 A preset's parts are the settings objects the entry points take:
@@ -16,9 +16,8 @@ from typing import Any
 from ldopt import checks
 from ldopt.dual import TRAINING, DualSettings
 from ldopt.errors import InputError
-
-from .fit_settings import FitOptions, WarmStart, warm_start_choice
-from .surrogates import IMLE
+from ldopt_torch.losses.surrogates import IMLE
+from ldopt_torch.train.settings import FitOptions, WarmStart, warm_start_choice
 
 
 @dataclass(frozen=True)

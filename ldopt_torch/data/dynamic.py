@@ -1,7 +1,8 @@
 """Multipliers that follow the model during training (the paper's open question; see
 ``docs/dynamic.md`` for the scheme, why the losses stay valid, and what it measured).
 
-The paper fixes ``μ = μ*(c)`` before training. With [`DynamicMultipliers`][ldopt_torch.dynamic.DynamicMultipliers] on an
+The paper fixes ``μ = μ*(c)`` before training. With
+[`DynamicMultipliers`][ldopt_torch.data.dynamic.DynamicMultipliers] on an
 [`LDDataset`][ldopt_torch.LDDataset], [`fit()`][ldopt_torch.fit] instead, every ``every`` epochs,
 
 1. predicts ``ĉ`` for every training instance with the current model;
@@ -31,8 +32,7 @@ from torch import nn
 from ldopt import Decomposition, checks
 from ldopt.dual import DualResult, DualSettings
 from ldopt.errors import InputError
-
-from .batches import model_inputs
+from ldopt_torch.data.batches import model_inputs
 
 FOLLOWING_MODES = ("joint", "independent")
 
@@ -98,7 +98,7 @@ def check_following(policy: Any, mode: str) -> DynamicMultipliers | None:
 
 
 class Followed(Protocol):
-    """What a [`Follower`][ldopt_torch.dynamic.Follower] reads of its training set (an
+    """What a [`Follower`][ldopt_torch.data.dynamic.Follower] reads of its training set (an
     [`LDDataset`][ldopt_torch.LDDataset]: this module does not import it)."""
 
     dec: Decomposition

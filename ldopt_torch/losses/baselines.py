@@ -1,9 +1,9 @@
 """The baselines every LD method is compared with, through the same trainer:
 
-* [`MSELoss`][ldopt_torch.baselines.MSELoss] — two-stage: mean squared error of the predicted costs;
-* [`FullLoss`][ldopt_torch.baselines.FullLoss] — SPO+ or I-MLE on the full problem, through PyEPO's own losses;
+* [`MSELoss`][ldopt_torch.losses.baselines.MSELoss] — two-stage: mean squared error of the predicted costs;
+* [`FullLoss`][ldopt_torch.losses.baselines.FullLoss] — SPO+ or I-MLE on the full problem, through PyEPO's own losses;
 * solver-free, over the true optima of a linear program: CaVE / CaVE+ and LAVA
-  (`ldopt_torch.solver_free`).
+  (`ldopt_torch.losses.solver_free`).
 """
 
 from __future__ import annotations
@@ -15,11 +15,10 @@ from torch import nn
 
 from ldopt import Problem
 from ldopt.errors import InputError
-
-from .batches import Batch, OptBatch
-from .noise import SumOfGamma
-from .predictions import check_finite, like
-from .surrogates import IMLE
+from ldopt_torch.data.batches import Batch, OptBatch
+from ldopt_torch.data.predictions import check_finite, like
+from ldopt_torch.losses.noise import SumOfGamma
+from ldopt_torch.losses.surrogates import IMLE
 
 
 class MSELoss(nn.Module):
@@ -83,7 +82,7 @@ class FullLoss(nn.Module):
             import pyepo.func  # noqa: PLC0415
         except ImportError as exc:  # pragma: no cover - pyepo is in the torch extra
             raise InputError("FullLoss needs PyEPO: pip install 'ldopt[torch]'") from exc
-        from .pyepo_adapter import PyEPOModel  # noqa: PLC0415
+        from ldopt_torch.losses.pyepo_adapter import PyEPOModel  # noqa: PLC0415
 
         if surrogate == "imle":
             surrogate = IMLE()

@@ -1,5 +1,5 @@
-"""Training sets: [`LDDataset`][ldopt_torch.dataset.LDDataset] (the paper's ``S^(d)`` from one dual solve);
-the baselines' [`OptDataset`][ldopt_torch.optdataset.OptDataset] shares the base here.
+"""Training sets: [`LDDataset`][ldopt_torch.data.dataset.LDDataset] (the paper's ``S^(d)`` from one dual solve);
+the baselines' [`OptDataset`][ldopt_torch.data.optdataset.OptDataset] shares the base here.
 
 Items are dictionaries of tensors; ``index`` keeps every instance's identity under shuffling, and
 every per-instance array (multipliers, main solutions) is looked up by it, never by position in
@@ -23,14 +23,12 @@ import numpy as np
 import torch
 
 from ldopt import Decomposition, DualResult, checks
-from ldopt.dual import DualSettings, resolve_settings
+from ldopt.dual import TRAINING, DualSettings, resolve_settings
 from ldopt.errors import CacheError, InputError
 from ldopt.runtime import cache as ldcache
 from ldopt.runtime.parallel import clear_checkpoint
-
-from .batches import InstanceSet, LDBatch
-from .dynamic import DynamicMultipliers, check_following
-from .presets import DEFAULTS
+from ldopt_torch.data.batches import InstanceSet, LDBatch
+from ldopt_torch.data.dynamic import DynamicMultipliers, check_following
 
 
 def main_blocks(decompositions: Any, m: int) -> list[int]:
@@ -54,7 +52,7 @@ class LDDataset(InstanceSet):
     """The training sets ``S^(d)``: features, costs, multipliers ``μ^(d)`` and main solutions.
 
     One ``dec.dual`` call with the settings ``dual`` gives the multipliers of every decomposition
-    in ``decompositions``. The default, [`lt.DEFAULTS.dual`][ldopt_torch.presets.DEFAULTS]
+    in ``decompositions``. The default, [`lt.DEFAULTS.dual`][ldopt_torch.train.presets.DEFAULTS]
     ([`ldopt.dual.TRAINING`][ldopt.dual.settings.TRAINING]), is one joint μ-form run of 30
     Polyak steps from the start ``mu0="auto"`` picks: the symmetric start (every block's objective
     ``q(c)/m``; it trained LD(SPO+) better than the paper's ``μ = 1`` on 13 of 17 models,
@@ -123,7 +121,7 @@ class LDDataset(InstanceSet):
         super().__init__(dec.problem, features, costs)
         self.dec = dec
         self.decompositions = main_blocks(decompositions, dec.num_blocks)
-        base = DEFAULTS.dual if dual is None else dual
+        base = TRAINING if dual is None else dual  # lt.DEFAULTS.dual
         checks.instance("dual", base, DualSettings, "an ldopt.dual.DualSettings (e.g. lt.PAPER.dual) or None")
         settings = resolve_settings(dec, base.merged(iterations=iterations))
         self.dynamic = check_following(dynamic, settings.mode)

@@ -1,8 +1,8 @@
-"""The paper's training losses L1/L2 on an LD main subproblem ([`LDLoss`][ldopt_torch.losses.LDLoss]); the
-baselines are in `ldopt_torch.baselines`.
+"""The paper's training losses L1/L2 on an LD main subproblem ([`LDLoss`][ldopt_torch.losses.ld.LDLoss]); the
+baselines are in `ldopt_torch.losses.baselines`.
 
 Every loss is ``forward(pred_costs, batch) -> scalar`` over a batch dictionary from
-`ldopt_torch.dataset`, so one trainer runs them all.
+`ldopt_torch.data.dataset`, so one trainer runs them all.
 
 Notation (user's sense ``s = +1`` for max, ``-1`` for min; ``q(c) = q0 + Qc``):
 ``λ_d`` is the main objective ``q(c) + Σ_{k≠d} μ_k`` stored per instance, ``x_d`` its main
@@ -11,7 +11,7 @@ solution, and a prediction ``ĉ`` gives the main objective ``w = λ_d + q(ĉ) �
 * L1 = ``s (λ_d·x_d − λ_d·x_d*(w))`` — the regret of the main subproblem (≥ 0);
 * L2 = ``s (q(c)·x_d − q(c)·x_d*(w))`` — the same decision priced by the true objective.
 
-A [surrogate][ldopt_torch.surrogates] makes them differentiable: ``"spo+"`` trains on the SPO+
+A [surrogate][ldopt_torch.losses.surrogates] makes them differentiable: ``"spo+"`` trains on the SPO+
 surrogate of these (target cost ``λ_d`` for L1, ``q(c)`` for L2, target decision ``x_d``);
 ``"imle"`` and ``"exact"`` differentiate ``x_d*(w)`` and plug it into the formulas above; ``"fy"``
 is the perturbed Fenchel–Young loss against ``x_d``.
@@ -27,12 +27,11 @@ from torch import nn
 
 from ldopt import Decomposition, checks
 from ldopt.errors import InputError
-
-from .argopt import BlockArgopt
-from .batches import LDBatch
-from .layers import QuadraticClosedForm
-from .predictions import Affine, like
-from .surrogates import SURROGATES, Exact, MainBlock, Surrogate, make_surrogate, regret
+from ldopt_torch.data.batches import LDBatch
+from ldopt_torch.data.predictions import Affine, like
+from ldopt_torch.losses.argopt import BlockArgopt
+from ldopt_torch.losses.layers import QuadraticClosedForm
+from ldopt_torch.losses.surrogates import SURROGATES, Exact, MainBlock, Surrogate, make_surrogate, regret
 
 LOSSES = ("L1", "L2")
 SCALES = ("none", "costs", "unit")
@@ -74,7 +73,7 @@ class LDLoss(nn.Module):
         ``"imle"`` (1 sample, σ 1, λ 100, sum-of-gamma κ 5; ``lt.PAPER.imle()`` has the
         reference's λ 10), ``"fy"`` (perturbed Fenchel–Young), ``"exact"`` (the closed form of one
         convex quadratic row over continuous variables) — or a
-        [`Surrogate`][ldopt_torch.surrogates.Surrogate] with its own settings, e.g. ``lt.IMLE(sigma=2)``.
+        [`Surrogate`][ldopt_torch.losses.surrogates.Surrogate] with its own settings, e.g. ``lt.IMLE(sigma=2)``.
     target
         ``"L1"`` (the main subproblem's regret, priced by ``λ_d``) or ``"L2"`` (its decision priced
         by the true costs ``q(c)``).

@@ -1,6 +1,6 @@
 """Surrogates: how [`LDLoss`][ldopt_torch.LDLoss] makes a main subproblem's regret differentiable.
 
-A surrogate is one class: a subclass of [`Surrogate`][ldopt_torch.surrogates.Surrogate] with a
+A surrogate is one class: a subclass of [`Surrogate`][ldopt_torch.losses.surrogates.Surrogate] with a
 ``name`` registers itself, so ``LDLoss(dec, "name")`` and the harness's ``ld:name:…`` methods find
 it (``docs/extending.md`` adds one). It is called per group of instances that share a main block
 with
@@ -24,10 +24,9 @@ import torch
 
 from ldopt import Decomposition, checks
 from ldopt.errors import InputError
-
-from .argopt import BlockArgopt
-from .layers import QuadraticClosedForm, fenchel_young, imle, spo_plus
-from .noise import Gaussian, SumOfGamma
+from ldopt_torch.losses.argopt import BlockArgopt
+from ldopt_torch.losses.layers import QuadraticClosedForm, fenchel_young, imle, spo_plus
+from ldopt_torch.losses.noise import Gaussian, SumOfGamma
 
 SURROGATES: dict[str, type[Surrogate]] = {}  # name → class, filled as subclasses are defined
 """Every registered surrogate by name (a subclass with a ``name`` adds itself)."""
@@ -192,7 +191,7 @@ class FenchelYoung(Surrogate):
 
 def quadratic_block(dec: Decomposition, d: int) -> bool:
     """Whether block ``d`` is one convex quadratic row with a positive definite matrix over
-    continuous variables (where [`Exact`][ldopt_torch.surrogates.Exact] fits)."""
+    continuous variables (where [`Exact`][ldopt_torch.losses.surrogates.Exact] fits)."""
     cm = dec.block(d).compiled
     if len(cm.rows) != 1 or not cm.rows[0].is_quadratic or (cm.var_type != "C").any():
         return False
@@ -248,7 +247,7 @@ class Exact(Surrogate):
 
 
 def make_surrogate(surrogate: Any) -> Surrogate:
-    """A [`Surrogate`][ldopt_torch.surrogates.Surrogate] from an instance or a registered name
+    """A [`Surrogate`][ldopt_torch.losses.surrogates.Surrogate] from an instance or a registered name
     (with its defaults)."""
     if isinstance(surrogate, Surrogate):
         return surrogate

@@ -1,4 +1,4 @@
-"""One trainer for every loss: [`fit()`][ldopt_torch.train.fit].
+"""One trainer for every loss: [`fit()`][ldopt_torch.train.fit.fit].
 
 Static mode trains on one decomposition's main block; multiple mode draws a decomposition per
 epoch from the dataset's. The baselines (MSE, full-problem SPO+/I-MLE) run through the same loop.
@@ -33,17 +33,16 @@ from torch import nn
 from ldopt import checks
 from ldopt.errors import InputError
 from ldopt.runtime.progress import bar_options, enabled
-
-from .baselines import MSELoss
-from .batches import CostsOnly
-from .dataset import LDDataset
-from .fit_checks import check_features, check_parts
-from .fit_result import FitResult
-from .fit_settings import FitOptions, Schedule
-from .loop import Budget, Due, Loop
-from .losses import LDLoss
-from .validation import Validator
-from .warm_start import constant_or, wants_mse_start
+from ldopt_torch.data.batches import CostsOnly
+from ldopt_torch.data.dataset import LDDataset
+from ldopt_torch.losses.baselines import MSELoss
+from ldopt_torch.losses.ld import LDLoss
+from ldopt_torch.train.checks import check_features, check_parts
+from ldopt_torch.train.loop import Budget, Due, Loop
+from ldopt_torch.train.result import FitResult
+from ldopt_torch.train.settings import FitOptions, Schedule
+from ldopt_torch.train.validation import Validator
+from ldopt_torch.train.warm_start import constant_or, wants_mse_start
 
 MODES = ("static", "multiple")
 

@@ -9,9 +9,8 @@ from torch import nn
 
 from ldopt import checks
 from ldopt.errors import InputError
-
-from .batches import model_inputs
-from .validation import Validator
+from ldopt_torch.data.batches import model_inputs
+from ldopt_torch.train.validation import Validator
 
 
 def check_parts(model: Any, data: Any, loss: Any, val: Any, optimizer: Any) -> None:

@@ -19,11 +19,11 @@ import numpy as np
 import torch
 from torch import nn
 
-from .baselines import MSELoss
-from .fit_result import FitResult
-from .fit_settings import WarmStart
-from .losses import LDLoss
-from .validation import Validator
+from ldopt_torch.losses.baselines import MSELoss
+from ldopt_torch.losses.ld import LDLoss
+from ldopt_torch.train.result import FitResult
+from ldopt_torch.train.settings import WarmStart
+from ldopt_torch.train.validation import Validator
 
 
 def wants_mse_start(choice: WarmStart, loss: nn.Module, validator: Validator | None) -> bool:

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
-from .noise import _DEFAULT_NOISE, Gaussian
+from ldopt_torch.losses.noise import _DEFAULT_NOISE, Gaussian
 
 _EPS = 1e-8  # finite-difference guard, as PyEPO
 
@@ -29,7 +29,7 @@ class Argopt(Protocol):
 
 def _masked(argopt: Argopt, noise: torch.Tensor) -> torch.Tensor:
     """``noise`` restricted to the variables the costs move, where the argopt map says which (a
-    block's: [`BlockArgopt.mask`][ldopt_torch.argopt.BlockArgopt.mask]); unchanged otherwise."""
+    block's: [`BlockArgopt.mask`][ldopt_torch.losses.argopt.BlockArgopt.mask]); unchanged otherwise."""
     mask = getattr(argopt, "mask", None)
     return noise if mask is None else mask(noise)
 

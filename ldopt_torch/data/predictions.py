@@ -7,8 +7,7 @@ import torch
 
 from ldopt import Problem
 from ldopt.errors import InputError
-
-from .batches import Batch
+from ldopt_torch.data.batches import Batch
 
 
 def _affine(problem: Problem) -> tuple[torch.Tensor | None, torch.Tensor]:
