@@ -62,4 +62,6 @@ def test_getting_started_runs_and_trains(tmp_path):
         "assert trained < untrained, (trained, untrained)",
         "print('getting started: ok', trained, untrained)",
     ]
-    assert "getting started: ok" in run_page("getting-started.md", tail, tmp_path)
+    out = run_page("getting-started.md", tail, tmp_path)
+    assert "getting started: ok" in out
+    assert all(re.search(rf"^{name} +test regret", out, flags=re.M) for name in ("LD", "MSE", "constant"))
