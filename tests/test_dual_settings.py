@@ -132,6 +132,8 @@ def test_the_auto_start_prices_the_lp_duals_once_on_wide_linear_blocks():
     assert (r.bound >= optimum - 1e-6 * scale).all()  # a bound (weak duality)
     assert (r.bound <= lp + 1e-6 * scale).all()  # no worse than the LP's (the split of its duals)
     assert dec.dual(d.costs, TRAINING.merged(mu0="symmetric"), progress=False).iterations > 1
+    master = ldopt.dual.resolve_settings(dec, TRAINING.merged(step="master", iterations=300))
+    assert (master.mu0, master.iterations) == ("lp", 300)  # the exact optimum is not cut to one round
     report = ldopt.check(dec, d.costs[:1], time_limit=1.0)
     assert report.dual.mu0 == "lp" and "at least LP_WIDTH" in str(report)
     mkp = knapsack.protocol_data(3, 10, dim=2, seed=1)

@@ -26,7 +26,7 @@ from ldopt.dual.chunk import chunk_rows, solve_chunk
 from ldopt.dual.master import resolve_step
 from ldopt.dual.memory import check_memory
 from ldopt.dual.result import DualResult
-from ldopt.dual.settings import LP_WIDTH, DualMode, DualSettings, Rule, Start, StartChoice, StepChoice
+from ldopt.dual.settings import LP_WIDTH, DualMode, DualSettings, Master, Rule, Start, StartChoice, StepChoice
 from ldopt.dual.support import Support, resolve_layout
 from ldopt.errors import InputError
 from ldopt.runtime import cache, parallel
@@ -110,7 +110,8 @@ def resolve_settings(dec: Blocks, settings: DualSettings, warm: DualResult | Non
     """``settings`` with every ``"auto"`` resolved for ``dec``: the step rule
     ([`resolve_step()`][ldopt.dual.master.resolve_step]; Polyak with ``warm``, whose multipliers are
     continued step by step), the start ([`resolve_start()`][ldopt.dual.solve.resolve_start]; with
-    ``warm`` the start is unused) and the layout
+    ``warm`` the start is unused; column generation keeps its ``iterations`` from the LP start, as
+    it runs to the exact optimum) and the layout
     ([`resolve_layout()`][ldopt.dual.support.resolve_layout]; with ``warm``, the warm result's).
     What a result records and a cache is keyed by.
 
@@ -131,6 +132,8 @@ def resolve_settings(dec: Blocks, settings: DualSettings, warm: DualResult | Non
         if warm is not None and settings.mu0 == "auto"
         else (resolve_start(dec, settings.mu0, settings.iterations))
     )
+    if step in ("master", Master()):  # column generation runs to the exact optimum from any start
+        iterations = settings.iterations
     layout = settings.layout
     if layout == "auto" and isinstance(warm, DualResult):  # a warm start continues in its own layout
         layout = warm.layout
