@@ -10,7 +10,6 @@ seconds spent in every stage (``meta.json``).
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -152,7 +151,7 @@ def _training_sets(
             lambda: LDDataset(
                 setup.dec,
                 *setup.train,
-                opts.dual if setup.mu0 is None else replace(opts.dual, mu0=setup.mu0),
+                opts.dual.merged(mu0=setup.mu0),
                 cache=cache,
                 progress=opts.progress,
             ),

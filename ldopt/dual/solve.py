@@ -63,11 +63,14 @@ def _warm_start(dec: Blocks, warm: Any, mode: str, count: int, layout: str) -> n
     return dec.problem.sign * lam
 
 
-def resolve_start(dec: Blocks, mu0: float | StartChoice, iterations: int) -> tuple[float | Start, int]:
+def resolve_start(
+    dec: Blocks, mu0: float | StartChoice, iterations: int, step: Rule | StepChoice
+) -> tuple[float | Start, int]:
     """The start ``mu0`` names for ``dec`` and the iterations from it: ``"auto"`` is ``("lp", 1)``
     (the LP relaxation's duals, priced once) where ``dec``'s model is linear and every block touches
     at least [`LP_WIDTH`][ldopt.dual.settings.LP_WIDTH] variables, else ``("symmetric", iterations)``;
-    any other start keeps ``iterations``.
+    any other start, and column generation (``step`` the master, which runs to the exact optimum
+    from any start), keeps ``iterations``.
 
     On blocks that wide one evaluation of the blocks costs about one LP solve, and the LP's duals
     give a bound at most the LP's: subgradient steps from there cost tens of LP solves for little
@@ -82,10 +85,14 @@ def resolve_start(dec: Blocks, mu0: float | StartChoice, iterations: int) -> tup
         The start, or ``"auto"``.
     iterations
         The iterations asked for.
+    step
+        The step rule.
     """
     if mu0 != "auto":
         return mu0, iterations
-    return ("lp", 1) if lp_start_fits(dec)[0] else ("symmetric", iterations)
+    if not lp_start_fits(dec)[0]:
+        return "symmetric", iterations
+    return "lp", iterations if step in ("master", Master()) else 1
 
 
 def lp_start_fits(dec: Blocks) -> tuple[bool, str]:
@@ -110,8 +117,7 @@ def resolve_settings(dec: Blocks, settings: DualSettings, warm: DualResult | Non
     """``settings`` with every ``"auto"`` resolved for ``dec``: the step rule
     ([`resolve_step()`][ldopt.dual.master.resolve_step]; Polyak with ``warm``, whose multipliers are
     continued step by step), the start ([`resolve_start()`][ldopt.dual.solve.resolve_start]; with
-    ``warm`` the start is unused; column generation keeps its ``iterations`` from the LP start, as
-    it runs to the exact optimum) and the layout
+    ``warm`` the start is unused) and the layout
     ([`resolve_layout()`][ldopt.dual.support.resolve_layout]; with ``warm``, the warm result's).
     What a result records and a cache is keyed by.
 
@@ -130,10 +136,8 @@ def resolve_settings(dec: Blocks, settings: DualSettings, warm: DualResult | Non
     mu0, iterations = (
         ("symmetric", settings.iterations)
         if warm is not None and settings.mu0 == "auto"
-        else (resolve_start(dec, settings.mu0, settings.iterations))
+        else resolve_start(dec, settings.mu0, settings.iterations, step)
     )
-    if step in ("master", Master()):  # column generation runs to the exact optimum from any start
-        iterations = settings.iterations
     layout = settings.layout
     if layout == "auto" and isinstance(warm, DualResult):  # a warm start continues in its own layout
         layout = warm.layout
