@@ -109,3 +109,17 @@ def test_lava_relative_margin_scales_with_the_costs(mkp):
     assert float(lt.LAVALoss(p, epsilon=0.5)(pred, batch)) == pytest.approx(float(want), rel=1e-9)
     with pytest.raises(ldopt.InputError, match="margin"):
         lt.LAVALoss(p, margin="scaled")
+
+
+def test_full_loss_imle_draws_from_the_surrogates_law(mkp):
+    """``FullLoss(p, lt.IMLE(...))`` hands PyEPO the IMLE's λ and its sum-of-gamma law (κ, terms),
+    also after ``fit`` re-seeds it; ``"imle"`` is ``lt.IMLE()``'s (λ 100, κ 5, 10 terms)."""
+    p = mkp[0]
+    default = lt.FullLoss(p, "imle").layer
+    assert (default.lambd, vars(default.distribution)["κ"], default.distribution.n_iterations) == (100.0, 5.0, 10)
+    tuned = lt.FullLoss(p, lt.IMLE(lambd=10, distribution=lt.SumOfGamma(kappa=3, n_iterations=4)))
+    tuned.reseed(7)
+    law = tuned.layer.distribution
+    assert (tuned.layer.lambd, vars(law)["κ"], law.n_iterations, law.seed) == (10, 3.0, 4, 7)
+    with pytest.raises(ldopt.InputError, match="sum-of-gamma noise"):
+        lt.FullLoss(p, lt.IMLE(distribution=lt.Gaussian()))

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Literal
 
 import torch
@@ -58,8 +59,8 @@ class FullLoss(nn.Module):
     surrogate
         ``"spo+"`` (PyEPO's SPO+), ``"imle"`` (PyEPO's I-MLE with [`IMLE`][ldopt_torch.IMLE]'s
         defaults, as [`LDLoss`][ldopt_torch.LDLoss]'s) or an ``lt.IMLE(n_samples=, sigma=,
-        lambd=, two_sides=)`` (its noise: sum-of-gamma, ``κ = 5``; ``lt.PAPER.imle()`` is the
-        reference's ``λ = 10``).
+        lambd=, two_sides=, distribution=lt.SumOfGamma(kappa=, n_iterations=))`` (PyEPO draws the
+        noise from that law; ``lt.PAPER.imle()`` is the reference's ``λ = 10``).
     solver
         The full problem's solver.
     processes
@@ -89,12 +90,19 @@ class FullLoss(nn.Module):
         if not (surrogate == "spo+" or isinstance(surrogate, IMLE)):
             raise InputError(f"surrogate: expected 'spo+', 'imle' or an lt.IMLE, got {surrogate!r}")
         if isinstance(surrogate, IMLE) and not isinstance(surrogate.distribution, SumOfGamma):
-            raise InputError("surrogate: expected an lt.IMLE with the default noise (PyEPO draws its own), got another")
+            raise InputError(
+                "surrogate: expected an lt.IMLE with sum-of-gamma noise (PyEPO draws its own from that law), got "
+                f"{type(surrogate.distribution).__name__}"
+            )
         imle = surrogate if isinstance(surrogate, IMLE) else None
+        law = imle.distribution if imle is not None else SumOfGamma()
         self.problem, self.method = problem, "spo+" if imle is None else "imle"
         self.optmodel = PyEPOModel(problem, solver=solver, time_limit=time_limit)
         self.sign = problem.sign
-        self._noise = pyepo.func.utils.sumGammaDistribution  # I-MLE's sum-of-gamma law (κ 5), re-seeded by fit
+        # I-MLE's sum-of-gamma law, with the lt.IMLE's κ and terms, re-seeded by fit
+        self._noise = functools.partial(
+            pyepo.func.utils.sumGammaDistribution, kappa=law.kappa, n_iterations=law.n_iterations
+        )
         self.layer: nn.Module = (
             pyepo.func.SPOPlus(self.optmodel, processes=processes)
             if imle is None
@@ -103,7 +111,7 @@ class FullLoss(nn.Module):
                 n_samples=imle.n_samples,
                 sigma=imle.sigma,
                 lambd=imle.lambd,
-                distribution=self._noise(kappa=5),
+                distribution=self._noise(),
                 two_sides=imle.two_sides,
                 processes=processes,
             )
@@ -119,7 +127,7 @@ class FullLoss(nn.Module):
         """
         if self.method == "imle":
             layer: Any = self.layer  # PyEPO's implicitMLE draws from its ``distribution``
-            layer.distribution = self._noise(kappa=5, seed=seed)
+            layer.distribution = self._noise(seed=seed)
 
     def forward(self, pred_costs: torch.Tensor, batch: OptBatch) -> torch.Tensor:
         """The mean SPO+ or I-MLE loss of a batch on the full problem.
