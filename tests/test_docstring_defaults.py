@@ -37,25 +37,18 @@ def _callables():
 
 
 def _sections(doc: str) -> dict[str, str]:
-    """The numpy-style Parameters section as {name: description}."""
+    """The numpy-style Parameters section as {name: description} (a section starts at a line
+    underlined with dashes)."""
     lines = inspect.cleandoc(doc).splitlines()
     out: dict[str, str] = {}
-    current = None
-    inside = False
-    for line in lines:
-        if line.strip() == "Parameters":
-            inside = True
+    section = current = None
+    for i, line in enumerate(lines):
+        below = lines[i + 1] if i + 1 < len(lines) else ""
+        if line.strip() and set(below.strip()) == {"-"}:
+            section, current = line.strip(), None
+        elif section != "Parameters" or set(line.strip()) == {"-"}:
             continue
-        if (inside and line.strip() in ("Returns", "Raises", "Examples", "Notes")) or (
-            inside and line.startswith("---") and current
-        ):
-            inside = line.startswith("---")
-            if not inside:
-                current = None
-            continue
-        if not inside or line.startswith("---"):
-            continue
-        if line and not line.startswith(" "):
+        elif line and not line.startswith(" "):
             current = line.strip()
             out[current] = ""
         elif current:
