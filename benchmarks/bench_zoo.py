@@ -26,7 +26,7 @@ FAMILIES = {"shortest_path": 4, "facility": 6, "set_cover": 16, "lot_sizing": 2,
 def measure(name: str, inst: ldopt.problems.Instances) -> dict:
     """One model's row: its size, the bounds inferred, and each step rule's gap to LD* and time."""
     p = inst.problem()
-    dec = inst.decompose(p)
+    dec = ldopt.decompose(p, inst.blocks)
     C = inst.costs
     exact = ldopt.lagrangian_bound(dec, C, progress=False)
     scale = np.maximum(1e-9, np.abs(exact.bound))

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+import ldopt
 import ldopt_torch as lt
 from ldopt.problems import family
 from ldopt.runtime.cache import write_text
@@ -61,7 +62,7 @@ class Case:
 
     def __init__(self, name: str, inst, n: tuple[int, int, int]) -> None:
         self.name, self.problem = name, inst.problem()
-        self.dec = inst.decompose(self.problem)
+        self.dec = ldopt.decompose(self.problem, inst.blocks)
         (self.Ft, self.Ct), (self.Fv, self.Cv), (Fs, self.Cs) = splits(inst.features, inst.costs, n)
         self.test = torch.as_tensor(Fs, dtype=torch.float32)
         self.test_opt = lt.Validator(self.problem, Fs, self.Cs).optima

@@ -13,7 +13,7 @@ cvrp``, 21 nodes: the depot and 20 customers) has CaVE's demands ``np.random.ran
 ``np.random.seed(seed)``, capacity 30 and at most 5 vehicles.
 
 ldopt trains through Lagrangian decompositions with a structured block and its oracle, brought to
-``ldopt.decompose(..., oracles=)``: for the TSP, Held and Karp's (``tsp_oracle.decompose``: a
+``ldopt.decompose(..., oracles=)``: for the TSP, Held and Karp's (``tsp_oracle.block_oracles``: a
 block per degree row and the 1-tree block, an exact batched Prim); for the CVRP, a block per
 customer's degree row and the routes' block with a relaxation oracle (``cvrp_oracle.KForest``: a
 forest of customer edges and the depot's edges, capacity ignored). The multipliers are solved
@@ -21,7 +21,8 @@ once per training instance (``mode="shared"``: they price the flows, arcs and lo
 oracles answer in closed form). A training step costs one oracle call per instance, not a solve.
 
 Methods (``--methods``): ``2s`` (two-stage MSE); ``spo+`` (PyEPO's SPO+ on the whole problem: one
-exact solution per instance and step, ``solver="auto"`` being the cut loop on these models);
+exact solution per instance and step, ``solver="auto"`` being the cut loop that each model
+declares: ``oracles=[tsp_tours.Tours]``, ``[cvrp_exact.Routes]``);
 ``ld:<spo+|imle|fy|fy@σ>:<L1|L2>:<static|multiple>[:mse]`` (``fy@2``: Fenchel–Young with noise
 σ = 2; ``static``: the structured block is the main block; ``:mse`` starts from the two-stage
 fit, whose seconds its training time includes; a suffix ``/<epochs>[/<lr>]`` overrides
@@ -50,7 +51,7 @@ from sklearn.model_selection import train_test_split
 
 import ldopt
 import ldopt_torch as lt
-from ldopt.problems import cvrp, cvrp_oracle, cvrp_routes, tsp, tsp_oracle, tsp_tours
+from ldopt.problems import cvrp, cvrp_exact, cvrp_oracle, cvrp_routes, tsp, tsp_oracle, tsp_tours
 from ldopt.runtime import cache
 from ldopt_experiments.arguments import integer_at_least
 
@@ -171,13 +172,14 @@ class Routing:
         self.kind, self.nodes = a.problem, a.nodes
         if a.problem == "tsp":
             model = tsp.build_model(a.nodes)
-            self.p = ldopt.Problem.from_pyomo(model, model.c)
-            self.dec = tsp_oracle.decompose(self.p, a.nodes)
+            self.p = ldopt.Problem.from_pyomo(model, model.c, oracles=[tsp_tours.Tours])
+            self.dec = ldopt.decompose(self.p, tsp.blocks(a.nodes), oracles=tsp_oracle.block_oracles(self.p, a.nodes))
         else:  # CaVE's demands: np.random.seed(seed); np.random.rand(20) * 10
             self.demand = cvrp.demands(seed, a.nodes - 1)
             model = cvrp.build_model(a.nodes, self.demand)
-            self.p = ldopt.Problem.from_pyomo(model, model.c)
-            self.dec = cvrp_oracle.decompose(self.p, a.nodes, self.demand)
+            self.p = ldopt.Problem.from_pyomo(model, model.c, oracles=[cvrp_exact.Routes])
+            oracles = cvrp_oracle.block_oracles(self.p, a.nodes, self.demand)
+            self.dec = ldopt.decompose(self.p, cvrp.blocks(a.nodes), oracles=oracles)
 
     def solve(self, costs: np.ndarray) -> np.ndarray:
         """Exact tours or routes (0/1 edges) for edge costs (minimised)."""

@@ -133,7 +133,7 @@ def portfolio_setup(
     fam = problems.family("portfolio")
     inst = fam.instances(train + val + test, assets, deg=deg, seed=seed)
     p = inst.problem()
-    dec = inst.decompose(p)
+    dec = ldopt.decompose(p, inst.blocks)
     tr, va, te = splits(inst.features, inst.costs, (train, val, test))
     return Setup("portfolio", assets, p, dec, tr, va, te, fam.lr, inst.main_block(dec), "symmetric")
 
@@ -153,7 +153,7 @@ def family_setup(
     size = fam.size if size is None else size
     inst = fam.instances(train + val + test, size, deg=deg, seed=seed)
     p = inst.problem()
-    dec = inst.decompose(p)
+    dec = ldopt.decompose(p, inst.blocks)
     tr, va, te = splits(inst.features, inst.costs, (train, val, test))
     return Setup(name, size, p, dec, tr, va, te, lr=fam.lr, main=inst.main_block(dec))
 

@@ -20,6 +20,7 @@ import ldopt
 import ldopt_torch as lt
 from ldopt.decomposition.user_oracles import check_oracle
 from ldopt.errors import InputError, SolverError
+from ldopt.oracles import fit_oracle
 from ldopt.problems import cvrp, cvrp_exact, cvrp_oracle, cvrp_packings, cvrp_routes, tsp, tsp_tours
 from ldopt.solvers.registry import backend
 
@@ -34,8 +35,8 @@ def _gurobi_ok() -> bool:
 def small():
     q = np.random.default_rng(5).uniform(1.0, 6.0, N - 1)
     m = cvrp.build_model(N, q, Q, V)
-    p = ldopt.Problem.from_pyomo(m, m.c)
-    return p, q, cvrp_oracle.decompose(p, N, q, Q, V)
+    p = ldopt.Problem.from_pyomo(m, m.c, oracles=[cvrp_exact.Routes])
+    return p, q, ldopt.decompose(p, cvrp.blocks(N), oracles=cvrp_oracle.block_oracles(p, N, q, Q, V))
 
 
 def test_demands_are_cave_s():
@@ -192,8 +193,9 @@ def test_capacity_binds_and_auto_uses_routes(small):
     np.testing.assert_allclose(auto.objective, ref.objective, atol=1e-7)
     m = cvrp.build_model(N, q, Q, V)
     m.extra = __import__("pyomo.environ", fromlist=["Constraint"]).Constraint(expr=m.x[0] <= 1)
-    other = ldopt.Problem.from_pyomo(m, m.c)
+    other = ldopt.Problem.from_pyomo(m, m.c, oracles=[cvrp_exact.Routes])
     assert cvrp_exact.Routes.fit(other.compiled) is None
+    assert not isinstance(fit_oracle(other.compiled), cvrp_exact.Routes)
 
 
 def _is_forest(pairs: list[tuple[int, int]], n: int) -> bool:

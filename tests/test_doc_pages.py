@@ -35,7 +35,7 @@ def run_page(page: str, tail: list[str], tmp_path: Path) -> str:
 
 def test_extending_covers_every_extension_point():
     code = "\n".join(blocks("extending.md"))
-    for needle in ("ldopt.solvers.register(", "ORACLES.insert(", "(lt.Surrogate)", "register(Family("):
+    for needle in ("ldopt.solvers.register(", "oracles=[AtMostK]", "(lt.Surrogate)", "register(Family("):
         assert needle in code
 
 

@@ -20,7 +20,7 @@ def test_every_family_keeps_the_contract(name):
     p = inst.problem()
     assert inst.features.shape[0] == inst.costs.shape[0] == 4
     assert inst.costs.shape[1] == p.num_costs
-    dec = inst.decompose(p)
+    dec = ldopt.decompose(p, inst.blocks)
     assert dec.num_blocks >= 1
     main = inst.main_block(dec)
     assert main is None or [r.component for r in dec.block(main).compiled.rows] == [inst.main]
@@ -43,5 +43,5 @@ def test_registry_errors_name_the_fix():
     inst = family("portfolio").instances(2, 4)
     with pytest.raises(ldopt.InputError, match="expected a block made of component 'budget_and_risk'"):
         Instances(inst.model, inst.features, inst.costs, main="budget_and_risk").main_block(
-            inst.decompose(inst.problem())
+            ldopt.decompose(inst.problem(), inst.blocks)
         )

@@ -469,11 +469,11 @@ def test_a_cvrp_decomposition_refuses_demands_other_than_the_models():
     q = cvrp.demands(seed=1, customers=5)
     m = cvrp.build_model(6, q)
     p = ldopt.Problem.from_pyomo(m, m.c)
-    cvrp_oracle.decompose(p, 6, q)
+    cvrp_oracle.block_oracles(p, 6, q)
     with pytest.raises(ldopt.InputError, match="demand: expected the model's own demands"):
-        cvrp_oracle.decompose(p, 6, q * 2)  # was accepted: a 'bound' above the optimum
+        cvrp_oracle.block_oracles(p, 6, q * 2)  # was accepted: a 'bound' above the optimum
     with pytest.raises(ldopt.InputError, match="capacity: expected the model's own"):
-        cvrp_oracle.decompose(p, 6, q, capacity=cvrp.CAPACITY + 5)
+        cvrp_oracle.block_oracles(p, 6, q, capacity=cvrp.CAPACITY + 5)
 
 
 def test_cvrp_routes_refuse_nan_costs_at_once():

@@ -13,7 +13,7 @@ import ldopt
 import ldopt_torch as lt
 from ldopt.decomposition.user_oracles import check_oracle
 from ldopt.errors import InputError
-from ldopt.oracles import fit_oracle
+from ldopt.oracles import ORACLES, fit_oracle
 from ldopt.problems import tsp, tsp_oracle, tsp_tours
 
 N = 7  # nodes: the compact model's exact HiGHS solve takes well under a second
@@ -22,8 +22,8 @@ N = 7  # nodes: the compact model's exact HiGHS solve takes well under a second
 @pytest.fixture(scope="module")
 def small():
     m = tsp.build_model(N)
-    p = ldopt.Problem.from_pyomo(m, m.c)
-    return p, tsp_oracle.decompose(p, N)
+    p = ldopt.Problem.from_pyomo(m, m.c, oracles=[tsp_tours.Tours])
+    return p, ldopt.decompose(p, tsp.blocks(N), oracles=tsp_oracle.block_oracles(p, N))
 
 
 @pytest.mark.parametrize(("nodes", "deg"), [(5, 1), (20, 4), (21, 6)])
@@ -57,15 +57,26 @@ def test_auto_solves_the_model_by_the_cut_loop(small):
     exact = p.solve(c.astype(float), solver="highs")
     assert np.allclose(auto.objective, exact.objective, rtol=1e-9) and np.all(p.violation(auto.x) <= 1e-9)
     assert isinstance(fit_oracle(p.compiled), tsp_tours.Tours)
-    dec = tsp_oracle.decompose(p, N)
+    dec = ldopt.decompose(p, tsp.blocks(N), oracles=tsp_oracle.block_oracles(p, N))
     assert all(not isinstance(fit_oracle(b.compiled), tsp_tours.Tours) for b in dec.blocks)
+
+
+def test_tours_serve_only_the_problem_that_declares_them():
+    """Importing ``ldopt.problems`` registers nothing: a TSP model compiled without
+    ``oracles=[Tours]`` keeps ldopt's own oracles (none fits it); a bad declaration names the fix."""
+    assert tsp_tours.Tours not in ORACLES
+    m = tsp.build_model(N)
+    assert fit_oracle(ldopt.Problem.from_pyomo(m, m.c).compiled) is None
+    assert isinstance(fit_oracle(ldopt.Problem.from_pyomo(m, m.c, oracles=tsp_tours.Tours).compiled), tsp_tours.Tours)
+    with pytest.raises(InputError, match=r"oracles: expected ldopt\.oracles\.Oracle subclasses .* got OneTree"):
+        ldopt.Problem.from_pyomo(m, m.c, oracles=[tsp_oracle.OneTree.on_edges(N)])
 
 
 def test_a_model_with_a_row_more_is_not_taken_for_the_tsp():
     """Only the exact model is solved by tours: a side row makes it another problem (HiGHS)."""
     m = tsp.build_model(N)
     m.forced = pyo.Constraint(expr=m.x[0] + m.x[N] >= 2)  # edges (0,1) and (1,2) both in the tour
-    p = ldopt.Problem.from_pyomo(m, m.c)
+    p = ldopt.Problem.from_pyomo(m, m.c, oracles=[tsp_tours.Tours])  # declared, but not this model
     assert fit_oracle(p.compiled) is None
     _, c = tsp.gen_data(6, 3, N, deg=4, noise_width=0.5, seed=6)
     s = p.solve(c.astype(float))
@@ -130,8 +141,8 @@ def test_held_karp_bound_below_every_optimum(small):
 def test_training_through_the_one_tree_beats_a_random_model():
     nodes = 8
     m = tsp.build_model(nodes)
-    p = ldopt.Problem.from_pyomo(m, m.c)
-    dec = tsp_oracle.decompose(p, nodes)
+    p = ldopt.Problem.from_pyomo(m, m.c, oracles=[tsp_tours.Tours])
+    dec = ldopt.decompose(p, tsp.blocks(nodes), oracles=tsp_oracle.block_oracles(p, nodes))
     F, C = tsp.gen_data(160, 5, nodes, deg=4, noise_width=0.5, seed=7)
     F, C = F.astype(float), C.astype(float)
     data = lt.LDDataset(dec, F[:120], C[:120], lt.DEFAULTS.dual.merged(mode="shared", iterations=50), progress=False)

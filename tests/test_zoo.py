@@ -18,7 +18,7 @@ from ldopt_experiments.zoo import ZOO
 def zoo_model(request):
     inst = ZOO[request.param].family().instances(4, deg=2, seed=3)
     p = inst.problem()
-    return request.param, p, inst.decompose(p), inst.costs
+    return request.param, p, ldopt.decompose(p, inst.blocks), inst.costs
 
 
 def test_the_rows_bound_what_the_author_left_unbounded(zoo_model):

@@ -71,6 +71,7 @@ def _block_model(
         r=zeros,
         rows=[cm.rows[k] for k in rows],
         cost_keys=keys,
+        oracles=cm.oracles,
     )
 
 

@@ -83,6 +83,7 @@ class CompiledModel:
     frozen: FrozenParams = field(repr=False, default_factory=FrozenParams)  # the other mutable Params read
     cost_name: str = "c"  # the cost Param's name
     implied: tuple[Any, ...] = field(repr=False, default=())  # integer bounds the rows imply (InferredBound)
+    oracles: tuple[Any, ...] = field(repr=False, default=())  # declared Oracle classes, tried before ldopt's
 
     def __post_init__(self) -> None:
         # every way of making a model (compilation, a block, a replaced copy) gets the same checks

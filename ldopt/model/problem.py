@@ -15,6 +15,7 @@ from ldopt.model.compile import compile_pyomo
 from ldopt.model.compiled import CompiledModel
 from ldopt.model.solution import Solution, objectives
 from ldopt.model.violation import RowArrays
+from ldopt.oracles.base import Oracle
 from ldopt.runtime.progress import progress_bar
 from ldopt.solvers import registry
 from ldopt.solvers.base import HAS_SOLUTION, Availability, Session, SolverOptions
@@ -22,6 +23,18 @@ from ldopt.solvers.base import HAS_SOLUTION, Availability, Session, SolverOption
 
 def _key(k: Any) -> str:
     return ",".join(map(str, k)) if isinstance(k, tuple) else str(k)
+
+
+def _oracle_classes(oracles: Any) -> tuple[type[Oracle], ...]:
+    if isinstance(oracles, type) or not isinstance(oracles, list | tuple):
+        oracles = [oracles]
+    for cls in oracles:
+        if not (isinstance(cls, type) and issubclass(cls, Oracle)):
+            raise InputError(
+                f"oracles: expected ldopt.oracles.Oracle subclasses (their fit() recognises the model), got {cls!r}; "
+                "an oracle made for one block goes to ldopt.decompose(..., oracles={block: oracle})"
+            )
+    return tuple(oracles)
 
 
 class Problem:
@@ -44,7 +57,7 @@ class Problem:
 
     # construction -----------------------------------------------------------------------------
     @classmethod
-    def from_pyomo(cls, model: Any, cost: Any) -> Problem:
+    def from_pyomo(cls, model: Any, cost: Any, *, oracles: Any = ()) -> Problem:
         """Compile ``model`` whose objective depends on the mutable Param ``cost``, once.
 
         Parameters
@@ -57,6 +70,11 @@ class Problem:
         cost
             The mutable ``Param`` of ``model`` that varies per instance (e.g. ``model.c``); it may
             appear in the objective only. Other mutable Params keep their values of this moment.
+        oracles
+            [`Oracle`][ldopt.oracles.base.Oracle] classes that know this model (e.g.
+            [`tsp_tours.Tours`][ldopt.problems.tsp_tours.Tours]): tried before ldopt's own oracles
+            wherever an oracle is fitted (``solver="auto"`` on the whole problem, each block of a
+            decomposition); one whose ``fit`` does not recognise the model is passed over.
 
         Returns
         -------
@@ -64,7 +82,9 @@ class Problem:
             The compiled problem; an unsupported model raises a
             [`ModelError`][ldopt.ModelError] naming the component and the fix.
         """
-        return cls(compile_pyomo(model, cost))
+        compiled = compile_pyomo(model, cost)
+        compiled.oracles = _oracle_classes(oracles)
+        return cls(compiled)
 
     # shape ------------------------------------------------------------------------------------
     @property

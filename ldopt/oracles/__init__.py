@@ -20,14 +20,15 @@ ORACLES: list[type[Oracle]] = [
 
 
 def fit_oracle(block: CompiledModel) -> Oracle | None:
-    """The first oracle whose structure fits ``block``, or ``None``.
+    """The first oracle whose structure fits ``block``, or ``None``: the oracles its problem
+    declared (``Problem.from_pyomo(..., oracles=)``) first, then those of ``ORACLES``.
 
     Parameters
     ----------
     block
         A block's compiled subproblem.
     """
-    for cls in ORACLES:
+    for cls in (*block.oracles, *ORACLES):
         oracle = cls.fit(block)
         if oracle is not None:
             return oracle

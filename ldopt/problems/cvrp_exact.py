@@ -1,11 +1,12 @@
 """The CVRP model's points for routes, and its exact oracle.
 
-[`full_solution()`][ldopt.problems.cvrp_exact.full_solution] turns routes (edges) into points of
-the model of [`cvrp.build_model()`][ldopt.problems.cvrp.build_model] (arcs and loads included);
+[`full_solution()`][ldopt.problems.cvrp_exact.full_solution] turns routes (edges) into points of the
+model of [`cvrp.build_model()`][ldopt.problems.cvrp.build_model] (arcs and loads included);
 [`optima()`][ldopt.problems.cvrp_exact.optima] gives exact optima as an
 [`Optima`][ldopt.evaluate.optima.Optima]; [`Routes`][ldopt.problems.cvrp_exact.Routes] is
-[`routes()`][ldopt.problems.cvrp_routes.routes] registered as the model's exact oracle, so
-``solver="auto"`` on the model uses it everywhere (training optima, validation, regrets).
+[`routes()`][ldopt.problems.cvrp_routes.routes] as the model's exact oracle: declared
+(``Problem.from_pyomo(m, m.c, oracles=[Routes])``), ``solver="auto"`` on the model uses it
+everywhere (training optima, validation, regrets).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import numpy as np
 
 from ldopt.errors import InputError
 from ldopt.model.compiled import CompiledModel
-from ldopt.oracles import ORACLES
 from ldopt.oracles.base import Oracle
 from ldopt.problems import cvrp
 from ldopt.problems.cvrp_routes import RouteSolver, routes
@@ -161,9 +161,10 @@ def _is_cvrp_model(model: CompiledModel) -> tuple[int, np.ndarray, float, int] |
 
 class Routes(Oracle):
     """The whole CVRP model of [`build_model()`][ldopt.problems.cvrp.build_model] solved exactly by
-    [`routes()`][ldopt.problems.cvrp_routes.routes]: registered among ldopt's oracles, so
-    ``solver="auto"`` on that model solves routes by the cut loop instead of the compact model's
-    MILP. An objective that prices an arc or a load goes to the fallback (HiGHS on the model).
+    [`routes()`][ldopt.problems.cvrp_routes.routes]: declared on the problem
+    (``Problem.from_pyomo(m, m.c, oracles=[Routes])``), ``solver="auto"`` on that model solves
+    routes by the cut loop instead of the compact model's MILP. An objective that prices an arc or a
+    load goes to the fallback (HiGHS on the model).
 
     Parameters
     ----------
@@ -204,6 +205,3 @@ class Routes(Oracle):
             found = routes(-lam[np.ix_(keep, self.edge_vars)], self.n, self.q, self.Q, self.V)
             x[keep] = _points(found, self.edge_vars, self.arc_vars, self.load_vars, self.num_vars, self.n, self.q)
         return self.finish(lam, x, priced, out)
-
-
-ORACLES.insert(0, Routes)

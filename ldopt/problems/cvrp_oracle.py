@@ -1,4 +1,5 @@
-"""A relaxation oracle for the CVRP's routes block, and the decomposition that uses it.
+"""A relaxation oracle for the CVRP's routes block:
+``ldopt.decompose(p, cvrp.blocks(n), oracles=cvrp_oracle.block_oracles(p, n, demand))``.
 
 The routes block of [`ldopt.problems.cvrp`][ldopt.problems.cvrp] (every row but the customers'
 degree rows) holds exactly the CVRP's solutions: ``k`` routes, ``⌈Σq/Q⌉ ≤ k ≤ V``, each of two
@@ -131,11 +132,12 @@ class KForest(Oracle):
         return x
 
 
-def decompose(
+def block_oracles(
     problem: Any, num_nodes: int, demand: Any, capacity: float = cvrp.CAPACITY, vehicles: int = cvrp.VEHICLES
-) -> Any:  # fmt: skip
-    """The decomposition of ``cvrp.blocks(num_nodes)``: a block per customer's degree row (their
-    exact oracle picks two edges) and the routes' block with [`KForest`][ldopt.problems.cvrp_oracle.KForest].
+) -> dict[int, Oracle]:  # fmt: skip
+    """The oracles for ``ldopt.decompose(problem, cvrp.blocks(num_nodes), oracles=...)``: the routes'
+    block (the last of ``cvrp.blocks``) gets [`KForest`][ldopt.problems.cvrp_oracle.KForest]; each
+    customer's degree row keeps its exact oracle (two best edges).
 
     Parameters
     ----------
@@ -150,8 +152,5 @@ def decompose(
     vehicles
         The most vehicles.
     """
-    from ldopt.decomposition.decompose import decompose as ld_decompose  # noqa: PLC0415
-
-    groups = cvrp.blocks(num_nodes)
     oracle = KForest.for_problem(problem, num_nodes, demand, capacity, vehicles)
-    return ld_decompose(problem, groups, oracles={len(groups) - 1: oracle})
+    return {len(cvrp.blocks(num_nodes)) - 1: oracle}

@@ -13,8 +13,9 @@ customer sets grown greedily on its fractional edges (exact too, slower). Where 
 routes carry the demands only just, [`cvrp_packings`][ldopt.problems.cvrp_packings] enumerates
 them. The compact model's MTZ rows have a weak LP relaxation, which makes whole-model solves
 slow beyond a few customers.
-[`cvrp_exact`][ldopt.problems.cvrp_exact] registers the solver as the model's exact oracle, so
-``solver="auto"`` on the model uses it everywhere (training optima, validation, regrets).
+[`cvrp_exact.Routes`][ldopt.problems.cvrp_exact.Routes] is the solver as the model's exact oracle:
+declared (``Problem.from_pyomo(m, m.c, oracles=[cvrp_exact.Routes])``), ``solver="auto"`` on the
+model uses it everywhere (training optima, validation, regrets).
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 A family is a [`Family`][ldopt.problems.family.Family]: a name, a generator ``(num_data, size, deg,
 seed) → Instances`` and a default size. [`Instances`][ldopt.problems.family.Instances] hold the
-Pyomo model (its mutable cost Param is ``model.c``), the features and the costs, and the
-decomposition that suits the family. ``register(Family(...))`` makes it known to
+Pyomo model (its mutable cost Param is ``model.c``), the features and the costs, and the blocks that
+suit the family (decomposing is the caller's step: ``ldopt.decompose(inst.problem(),
+inst.blocks)``). ``register(Family(...))`` makes it known to
 [`family()`][ldopt.problems.family.family], the harness (``python -m ldopt_experiments run <name>``)
 and ``examples/families.py``; ``docs/extending.md`` adds one.
 """
@@ -12,14 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ldopt import checks
-from ldopt.decomposition.decompose import Decomposition, decompose
 from ldopt.errors import InputError
 from ldopt.model.problem import Problem
+
+if TYPE_CHECKING:
+    from ldopt.decomposition.decompose import Decomposition
 
 
 @dataclass(frozen=True)
@@ -35,8 +38,8 @@ class Instances:
     costs
         ``(N, num_costs)`` costs, in the order of ``model.c``'s index.
     blocks
-        The decomposition that suits the family (``ldopt.decompose``'s ``blocks=``; ``None``: one
-        block per row).
+        The decomposition that suits the family: ``ldopt.decompose(instances.problem(),
+        instances.blocks)`` (``None``: one block per row).
     main
         The constraint component whose block is static mode's main block, or ``None`` (the
         trainer's default).
@@ -63,16 +66,6 @@ class Instances:
         if cost is None:
             raise InputError("Instances.model: expected a mutable cost Param named c, got a model without one")
         return Problem.from_pyomo(self.model, cost)
-
-    def decompose(self, problem: Problem) -> Decomposition:
-        """``problem`` decomposed as the family suits.
-
-        Parameters
-        ----------
-        problem
-            The compiled problem of ``model``.
-        """
-        return decompose(problem, self.blocks)
 
     def main_block(self, dec: Decomposition) -> int | None:
         """The index of the block of component ``main`` in ``dec`` (``None`` without one).

@@ -9,11 +9,13 @@ and a single-commodity flow that node 1 sends to every other node over them (``f
 form a *1-tree*; a 1-tree with degree 2 everywhere is a tour. ``blocks(n)`` puts the tree rows and
 ``deg[0]`` into one block and every other degree row into a block of its own: the Lagrangian bound
 of that decomposition is Held and Karp's (1970), with the exact 1-tree oracle of
-[`ldopt.problems.tsp_oracle`][ldopt.problems.tsp_oracle] for the tree block (``decompose()``).
+[`ldopt.problems.tsp_oracle`][ldopt.problems.tsp_oracle] for the tree block
+(``ldopt.decompose(p, tsp.blocks(n), oracles=tsp_oracle.block_oracles(p, n))``).
 
 The flow formulation's LP relaxation is weak, so whole-problem solves of the model are slow beyond
 a few nodes; [`ldopt.problems.tsp_tours`][ldopt.problems.tsp_tours] solves instances exactly by the
-subtour cut loop instead.
+subtour cut loop instead, and the problem uses it where it declares its oracle:
+``Problem.from_pyomo(m, m.c, oracles=[tsp_tours.Tours])``.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
-"""The exact 1-tree oracle of the TSP's tree block, and the Held–Karp decomposition that uses it.
+"""The exact 1-tree oracle of the TSP's tree block, for the Held–Karp decomposition.
 
 The tree block of [`ldopt.problems.tsp`][ldopt.problems.tsp] (``deg[0]``, ``count``, ``flow``,
 ``link``) holds exactly the 1-trees: a spanning tree of nodes ``1..n−1`` and two edges at node 0,
 with the flows that node 1 sends along the tree. For edge objectives ``w`` (maximised) its best
 point is the maximum spanning tree (Prim's algorithm, batched over instances in numpy) and node
 0's two best edges — Held and Karp's 1-tree. It is a block oracle that users bring
-(``ldopt.decompose(p, blocks, oracles={k: OneTree(...)})``, `ldopt.decomposition.user_oracles`), shipped as an
-example of one.
+(`ldopt.decomposition.user_oracles`), shipped as an example of one:
+``ldopt.decompose(p, tsp.blocks(n), oracles=tsp_oracle.block_oracles(p, n))``.
 
 The flows are the block's own variables (no other block touches them) and cost nothing, so the
 shared multipliers on the blocks' supports (``mode="shared"``, in the sparse layout that
@@ -170,19 +170,16 @@ class OneTree(Oracle):
         return edges, flows
 
 
-def decompose(problem: Any, num_nodes: int) -> Any:
-    """Held and Karp's decomposition of the model of ``tsp.build_model(num_nodes)``: a block per
-    degree row of nodes ``1..n−1`` (their exact oracle picks two edges) and the 1-tree block with
-    [`OneTree`][ldopt.problems.tsp_oracle.OneTree].
+def block_oracles(problem: Any, num_nodes: int) -> dict[int, Oracle]:
+    """Held and Karp's oracles for ``ldopt.decompose(problem, tsp.blocks(num_nodes), oracles=...)``:
+    the 1-tree block (the last of ``tsp.blocks``) gets [`OneTree`][ldopt.problems.tsp_oracle.OneTree];
+    the degree rows of nodes ``1..n−1`` keep their exact oracle (two best edges).
 
     Parameters
     ----------
     problem
-        The compiled model.
+        The compiled model of ``tsp.build_model(num_nodes)``.
     num_nodes
         Nodes.
     """
-    from ldopt.decomposition.decompose import decompose as ld_decompose  # noqa: PLC0415
-
-    groups = tsp.blocks(num_nodes)
-    return ld_decompose(problem, groups, oracles={len(groups) - 1: OneTree.for_problem(problem, num_nodes)})
+    return {len(tsp.blocks(num_nodes)) - 1: OneTree.for_problem(problem, num_nodes)}

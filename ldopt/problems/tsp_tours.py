@@ -5,8 +5,9 @@ for them.
 Fulkerson and Johnson on HiGHS (the compact model's flow rows have a weak LP relaxation, which
 makes whole-model solves slow beyond a few nodes); [`optima()`][ldopt.problems.tsp_tours.optima]
 gives them as an [`Optima`][ldopt.evaluate.optima.Optima], flows included, for regrets and validation.
-[`Tours`][ldopt.problems.tsp_tours.Tours] is the same solver as the model's exact oracle, so
-``solver="auto"`` on the model uses it everywhere (training optima, validation, regrets).
+[`Tours`][ldopt.problems.tsp_tours.Tours] is the same solver as the model's exact oracle:
+declared (``Problem.from_pyomo(m, m.c, oracles=[Tours])``), ``solver="auto"`` on the model uses
+it everywhere (training optima, validation, regrets).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import numpy as np
 
 from ldopt.errors import InputError, SolverError
 from ldopt.model.compiled import CompiledModel
-from ldopt.oracles import ORACLES
 from ldopt.oracles.base import Oracle
 from ldopt.problems.tsp import _nodes, build_model, edges, positions, variable_index
 from ldopt.problems.tsp_oracle import OneTree
@@ -181,10 +181,11 @@ def _is_tsp_model(model: CompiledModel) -> int | None:
 
 class Tours(Oracle):
     """The whole TSP model of [`build_model()`][ldopt.problems.tsp.build_model] solved exactly by
-    [`tours()`][ldopt.problems.tsp_tours.tours]: registered among ldopt's oracles, so
-    ``solver="auto"`` (and ``"oracle"``) on that model — the training sets' optima, validation,
-    regrets, full-problem losses — solves tours by the cut loop instead of the compact model's MILP.
-    An objective that prices a flow goes to the fallback (HiGHS on the compact model).
+    [`tours()`][ldopt.problems.tsp_tours.tours]: declared on the problem (``Problem.from_pyomo(m,
+    m.c, oracles=[Tours])``), ``solver="auto"`` (and ``"oracle"``) on that model — the training
+    sets' optima, validation, regrets, full-problem losses — solves tours by the cut loop instead of
+    the compact model's MILP. An objective that prices a flow goes to the fallback (HiGHS on the
+    compact model).
 
     Parameters
     ----------
@@ -225,6 +226,3 @@ class Tours(Oracle):
             x[np.ix_(keep, self.edge_vars)] = tour
             x[np.ix_(keep, self.flow_vars)] = tree_flows(tour, self.n)
         return self.finish(lam, x, priced, out)
-
-
-ORACLES.insert(0, Tours)
