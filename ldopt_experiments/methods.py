@@ -16,15 +16,12 @@ import importlib.util
 from dataclasses import dataclass
 from typing import Any, Literal, cast, get_args
 
-from torch import nn
-
 from ldopt.errors import InputError
-from ldopt_torch import IMLE, PAPER, SURROGATES, CaVELoss, FullLoss, LAVALoss, LDLoss, MSELoss
+from ldopt_torch import IMLE, PAPER, SURROGATES, CaVELoss, FullLoss, LAVALoss, LDLoss, Loss, MSELoss
+from ldopt_torch.losses.base import Mode
+from ldopt_torch.losses.ld import Scale, Target
 
 Kind = Literal["mse", "spo+", "imle", "cave", "cave+", "lava", "ld"]
-Mode = Literal["static", "multiple"]
-Loss = Literal["L1", "L2"]
-Scale = Literal["none", "costs", "unit"]  # LDLoss's scale
 BASELINES: tuple[str, ...] = ("mse", "spo+", "imle", "cave", "cave+", "lava")
 GRAMMAR = (
     "mse | spo+ | imle | cave | cave+ | lava | ld:<surrogate>:<static|multiple>:<L1|L2>[:scaled|:unit][:two][:lam<λ>]"
@@ -62,7 +59,7 @@ class MethodSpec:
     kind: Kind
     method: str | None = None  # the surrogate's registered name
     mode: Mode = "static"
-    loss: Loss | None = None
+    loss: Target | None = None
     scale: Scale = "none"  # ``:scaled`` → "costs", ``:unit`` → "unit"
     lambd: float = PAPER_LAMBDA  # ``:lam<λ>``: I-MLE's λ
     two_sides: bool = False  # ``:two``: I-MLE's two-sided difference
@@ -122,7 +119,7 @@ def parse_method(name: str) -> MethodSpec:
         and parts[0] == "ld"
         and parts[1] in SURROGATES
         and parts[2] in get_args(Mode)
-        and parts[3] in get_args(Loss)
+        and parts[3] in get_args(Target)
         and len(extra) <= 1
         and all(e in SUFFIXES for e in extra)
         and ((lam is None and not two) or parts[1] == "imle")
@@ -133,7 +130,7 @@ def parse_method(name: str) -> MethodSpec:
             f"got {name!r}"
         )
     scale: Scale = SUFFIXES[extra[0]] if extra else "none"
-    method, mode, loss = parts[1], cast(Mode, parts[2]), cast(Loss, parts[3])
+    method, mode, loss = parts[1], cast(Mode, parts[2]), cast(Target, parts[3])
     return MethodSpec(name, "ld", method, mode, loss, scale, PAPER_LAMBDA if lam is None else lam, two)
 
 
@@ -167,7 +164,7 @@ def check_packages(specs: list[MethodSpec]) -> None:
         raise InputError(f"methods: {names}; install it with pip install 'ldopt[torch]' or leave those methods out")
 
 
-def loss_for(spec: MethodSpec, setup: Any, solver: str, time_limit: float | None = None) -> tuple[nn.Module, Mode]:
+def loss_for(spec: MethodSpec, setup: Any, solver: str, time_limit: float | None = None) -> tuple[Loss, Mode]:
     """The loss that trains ``spec`` on ``setup`` and the trainer's mode."""
     if spec.kind == "mse":
         return MSELoss(), "static"

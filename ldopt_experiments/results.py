@@ -147,7 +147,7 @@ def table(rows: list[Row], timing: bool = True) -> str:
     several = any(len(rs) > 1 for rs in groups.values())
     head = f"| problem | method | test regret %{' (mean ± 95% CI)' if several else ''} |"
     head += " certified ≤ |" if certified else ""
-    cols = " time to best (s) | multipliers (s) | epochs/s |" if timing else " best epoch | epochs |"
+    cols = " training s to best (no validation) | multipliers (s) | epochs/s |" if timing else " best epoch | epochs |"
     lines = [
         head + cols + " seeds | paper regret % (time to best s) |",
         "|---|---|---|" + ("---|" if certified else "") + "---|" * (cols.count("|") + 2),

@@ -20,7 +20,6 @@ from ldopt.evaluate.regret import Optima, RegretReport, evaluate, optima
 from ldopt.runtime.cache import write_text
 from ldopt.runtime.interrupts import Terminated
 from ldopt_torch import PAPER, FitResult, LDDataset, OptDataset, Schedule, Validator, fit
-from ldopt_torch.train.fit import training_decompositions
 
 from .curves import budget_curve, checkpoints
 from .methods import MethodSpec, check_packages, loss_for, parse_method
@@ -114,7 +113,8 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
             if opts.progress:
                 print(
                     f"  {spec.label:28s} seed {seed}: test regret {row['test_regret']:.3f}%  "
-                    f"time to best {result.time_to_best:.1f} s  ({result.epochs} epochs, {result.stopped})",
+                    f"{result.time_to_best:.1f} s of training to the best epoch ({result.wall_to_best:.1f} s with "
+                    f"validation; {result.epochs} epochs, {result.stopped})",
                     flush=True,
                 )
     if out:
@@ -180,7 +180,7 @@ def _warm_up(setup: Setup, specs: dict[str, MethodSpec], opts: RunOptions, ld_da
         return
     for spec in (s for s in specs.values() if s.kind == "ld"):
         loss, mode = loss_for(spec, setup, opts.solver, opts.time_limit)
-        for d in training_decompositions(ld_data, loss, mode, setup.main):
+        for d in loss.plan(ld_data, mode, setup.main):
             if d is None:  # (an LD loss always trains through a main block)
                 continue
             batch = next(iter(ld_data.view(d).batches(1, shuffle=False)))
@@ -215,7 +215,7 @@ def _one_run(
     keep = lambda row, best: snaps.append((row["time"], row["epoch"], id(best), best))  # noqa: E731
     times = checkpoints(train_budget, opts.evaluations) if (train_budget is not None and not opts.eval_every) else None
     result = stages.timed(
-        f"train {spec.label} (seed {seed})",
+        f"train {spec.label} (seed {seed}), validation included",
         lambda: fit(
             model,
             data,

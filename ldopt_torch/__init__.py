@@ -8,6 +8,7 @@ from ldopt_torch.data.dataset import LDDataset
 from ldopt_torch.data.dynamic import DynamicMultipliers
 from ldopt_torch.data.optdataset import OptDataset
 from ldopt_torch.losses.argopt import BlockArgopt, ProblemArgopt
+from ldopt_torch.losses.base import Loss
 from ldopt_torch.losses.baselines import FullLoss, MSELoss
 from ldopt_torch.losses.layers import QuadraticClosedForm, fenchel_young, imle, spo_plus
 from ldopt_torch.losses.ld import LDLoss, method_fits
@@ -48,6 +49,7 @@ __all__ = [
     "LDBatch",
     "LDDataset",
     "LDLoss",
+    "Loss",
     "MSELoss",
     "OptBatch",
     "OptDataset",

@@ -254,7 +254,7 @@ def test_runner_resumes_an_interrupted_invocation(tmp_path, monkeypatch):
     # meta.json keeps the seconds of both invocations' runs
     recorded = [s["stage"] for s in json.loads((out / "meta.json").read_text())["stages"]]
     for method, seed in [("MSE", 0), ("LD(SPO+, multiple, L1)", 0), ("MSE", 1), ("LD(SPO+, multiple, L1)", 1)]:
-        assert f"train {method} (seed {seed})" in recorded
+        assert f"train {method} (seed {seed}), validation included" in recorded
     assert len(recorded) == len(set(recorded))
     # a resume with other settings would mix incomparable runs: refused, naming the setting, also
     # when the earlier invocation was interrupted before it finished

@@ -365,12 +365,10 @@ def test_pyepo_adapter_refuses_objectives_that_are_not_the_costs():
 def test_fit_and_the_loss_choose_the_main_block_by_one_rule():
     """``fit``'s static main block is ``LDLoss.default_main``: on the portfolio SPO+ fits both blocks,
     which are solved differently, so both refuse to guess; "exact" fits only the risk row."""
-    from ldopt_torch.train.fit import training_decompositions  # noqa: PLC0415
-
     dec, feats, ret, _ = portfolio_dec()
     data = lt.LDDataset(dec, feats, ret, iterations=3, progress=False)
     spo, exact = lt.LDLoss(dec, "spo+", "L1"), lt.LDLoss(dec, "exact", "L2")
-    for ask in (lambda: spo.default_main(), lambda: training_decompositions(data, spo, "static", None)):
+    for ask in (lambda: spo.default_main(), lambda: spo.plan(data, "static", None)):
         with pytest.raises(ldopt.InputError, match="static mode needs main= when the blocks differ"):
             ask()
-    assert training_decompositions(data, exact, "static", None) == [exact.default_main()] == [1]
+    assert exact.plan(data, "static", None) == [exact.default_main()] == [1]

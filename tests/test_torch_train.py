@@ -500,3 +500,33 @@ def test_static_mode_asks_for_main_where_the_blocks_differ():
     assert lt.fit(_linear(F.shape[1], 8), data, lt.LDLoss(dec, "spo+"), main=1, **args).epochs == 1
     # one candidate (the exact loss fits the risk row only): no question
     assert lt.fit(_linear(F.shape[1], 8), data, lt.LDLoss(dec, "exact", "L2"), **args).epochs == 1
+
+
+def test_fit_trains_any_loss_and_knows_nothing_of_ld(mkp):
+    """A user's own ``lt.Loss`` (here a hinge on the predicted costs' alignment with the true ones)
+    trains through ``fit`` like ldopt's; the loss, not ``fit``, says which decompositions it trains through
+    and refuses what does not go with it. ``ldopt_torch.train`` imports no LD loss or dataset."""
+    import ast  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    dec, data, val = mkp
+
+    class Hinge(lt.Loss):  # a plain loss on the whole problem: mean of max(0, 1 − ĉ·c / ‖c‖²) per instance
+        def forward(self, pred_costs, batch):
+            c = batch["costs"].to(pred_costs)
+            return torch.relu(1 - (pred_costs * c).sum(1) / (c * c).sum(1)).mean()
+
+    opt_data = lt.OptDataset(dec.problem, data.features.numpy(), data.costs_np)
+    torch.manual_seed(0)
+    model = _linear(data.num_features, dec.num_vars)
+    out = lt.fit(model, opt_data, Hinge(), epochs=3, val=val, seed=0, progress=False)
+    assert len(out.history) >= 2 and out.start is None  # auto_warm_start is False for a plain Loss
+    with pytest.raises(ldopt.InputError, match="mode: 'multiple' draws one of the dataset's decompositions"):
+        lt.fit(model, opt_data, Hinge(), mode="multiple", epochs=1, progress=False)
+    with pytest.raises(ldopt.InputError, match=r"data: expected an lt\.LDDataset for an LDLoss, got OptDataset"):
+        lt.fit(model, opt_data, lt.LDLoss(dec, "spo+"), epochs=1, progress=False)
+    assert lt.LDLoss(dec, "spo+").plan(data, "multiple", None) == data.decompositions
+    for f in (Path(lt.__file__).parent / "train").glob("*.py"):
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                assert node.module not in ("ldopt_torch.losses.ld", "ldopt_torch.data.dataset"), (f.name, node.module)

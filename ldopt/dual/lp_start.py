@@ -12,7 +12,7 @@ lies between the Lagrangian dual ``LD*`` and the LP bound, after one LP solve in
 subgradient steps; the μ-forms start from the same ``λ`` (``μ_k = −λ_k``). Giving each main
 block the reduced costs whole instead (``μ_k = −A_kᵀ y_k``) leaves the other blocks objectives
 proportional to their weights (``y_k A_k``): subset-sum problems, on which the knapsack oracle's
-core does not shrink (measured on the 10,000-item MKP: 20 s an instance instead of 0.2 s). The LP's
+core does not shrink (a hundred times slower on the 10,000-item MKP). The LP's
 point, rounded, repaired and improved
 ([`offer_lp_point()`][ldopt.evaluate.lp_relaxation.offer_lp_point]), is also a first primal value.
 """

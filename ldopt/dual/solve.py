@@ -73,9 +73,8 @@ def resolve_start(
     from any start), keeps ``iterations``.
 
     On blocks that wide one evaluation of the blocks costs about one LP solve, and the LP's duals
-    give a bound at most the LP's: subgradient steps from there cost tens of LP solves for little
-    (on the 10,000 × 50 knapsack the LP start cost 2.5 LP solves an instance, 30 joint steps 55, and
-    those ended 2.3% above the LP start's bound).
+    give a bound at most the LP's: subgradient steps from there cost tens of LP solves for a worse
+    bound (measured in ``docs/results.md``, "The largest public DFL knapsack").
 
     Parameters
     ----------

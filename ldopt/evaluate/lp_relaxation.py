@@ -124,8 +124,8 @@ def solve_relaxation(problem: Problem, q: np.ndarray) -> LPRelaxation:
     """The LP relaxation of ``problem`` for objectives ``q`` ``(b, n)`` (max form), each instance
     solved by this thread's HiGHS session from one start basis (a feasible vertex, the optimum of
     ``max 0·x``): the same answer whatever thread, order or batch an instance is solved in (a
-    chain of warm starts would save 20% of the time on the 10,000 × 50 knapsack, at the price of
-    points and prices that change with the thread count on degenerate LPs).
+    chain of warm starts would save some time, at the price of points and prices that change with
+    the thread count on degenerate LPs).
 
     Parameters
     ----------

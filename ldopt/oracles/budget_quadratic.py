@@ -19,9 +19,8 @@ held), ``x_S ∝ y_S = P_SS⁻¹(v_S − ν a_S)`` is affine in ``ν``, and both
 (`ldopt.oracles.pivoting`): held assets with ``y_j < 0`` leave, others whose reduced return
 ``(Py − v + νa)_j`` is negative enter, until the KKT conditions hold — about three
 more supports from that of the unrestricted solution (``S`` = every asset, with ``P``'s own factor),
-each missing few assets and so solved through ``P⁻¹`` (`SupportSolver`):
-0.6 ms an instance at n = 200 and 2.8 ms at n = 400 against 14 and 110 ms for Brent's ten NNLS
-solves (``benchmarks/bench_oracles.py``). A support that does not settle, or
+each missing few assets and so solved through ``P⁻¹`` (`SupportSolver`), tens of times faster
+than Brent's ten NNLS solves (``docs/results.md``, "Oracle speed"). A support that does not settle, or
 a solution with the risk row slack, goes on to Brent's method.
 """
 
@@ -231,16 +230,6 @@ class BudgetQuadraticOracle(Oracle):
         return None
 
     def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """Optimal ``x`` ``(B, n)`` for objectives ``lam`` ``(B, n)`` (any strides); written into
-        ``out`` when given (then returned).
-
-        Parameters
-        ----------
-        lam
-            Objectives ``(B, n)`` (max form).
-        out
-            An array ``(B, n)`` to write into, or ``None``.
-        """
         lam = np.atleast_2d(np.asarray(lam, dtype=float))
         x = np.full(lam.shape, np.nan)
         with one_blas_thread():  # many small factorisations: threads over instances, not inside one

@@ -178,16 +178,6 @@ class KnapsackRowOracle(Oracle):
         return out, bad
 
     def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """Optimal ``x`` ``(B, n)`` for objectives ``lam`` ``(B, n)`` (any strides); written into
-        ``out`` when given (then returned).
-
-        Parameters
-        ----------
-        lam
-            Objectives ``(B, n)`` (max form).
-        out
-            An array ``(B, n)`` to write into, or ``None``.
-        """
         lam = np.atleast_2d(np.asarray(lam, dtype=float))
         y, unsolved = self._knapsack(self._items(lam), out if self.plain else None)
         if self.plain:

@@ -188,16 +188,6 @@ class LinearRowOracle(_OneRow):
         return f"linear row over {len(self.on)} variables: closed form (fractional knapsack)"
 
     def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """Optimal ``x`` ``(B, n)`` for objectives ``lam`` ``(B, n)`` (any strides); written into
-        ``out`` when given (then returned).
-
-        Parameters
-        ----------
-        lam
-            Objectives ``(B, n)`` (max form).
-        out
-            An array ``(B, n)`` to write into, or ``None``.
-        """
         lam = np.atleast_2d(np.asarray(lam, dtype=float))
         B = lam.shape[0]
         x = np.where(lam > 0, self.ub, self.lb) * np.ones((B, 1))  # off-row variables: best bound
@@ -290,16 +280,6 @@ class MixedRowOracle(_OneRow):
         )
 
     def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """Optimal ``x`` ``(B, n)`` for objectives ``lam`` ``(B, n)`` (any strides); written into
-        ``out`` when given (then returned).
-
-        Parameters
-        ----------
-        lam
-            Objectives ``(B, n)`` (max form).
-        out
-            An array ``(B, n)`` to write into, or ``None``.
-        """
         lam = np.atleast_2d(np.asarray(lam, dtype=float))
         r, B = self.r, lam.shape[0]
         x = np.where(lam > 0, r.ub, r.lb) * np.ones((B, 1))  # off-row variables: best bound

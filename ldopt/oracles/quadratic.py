@@ -6,9 +6,9 @@ minimiser of ``½ y'Py − v·y`` over ``y >= 0`` (the KKT conditions of both pr
 scale). On a support ``S`` that minimiser is ``y_S = P_SS⁻¹ v_S``, and it is optimal when
 ``y_S >= 0`` and every reduced return ``(Py − v)_j`` off ``S`` is ``>= 0``; block principal pivoting
 (`ldopt.oracles.pivoting`) finds that support from ``S = {j: v_j > 0}``, in two or three
-more supports on the portfolio (0.2 ms an instance at n = 200 and 1.0 ms at n = 400 on mixed-sign
-costs, against 1.8 and 17 ms for the nonnegative least-squares dual
-``min_{α >= 0} ||L⁻¹(v + α)||`` with ``P = LL'``; ``benchmarks/bench_oracles.py``). A support
+more supports on the portfolio (about 17× faster on mixed-sign costs than the nonnegative
+least-squares dual ``min_{α >= 0} ||L⁻¹(v + α)||`` with ``P = LL'``: ``docs/results.md``,
+"Oracle speed"). A support
 that does not settle goes to that NNLS dual (Lawson–Hanson), and an instance whose ``x`` exceeds a
 finite upper bound ``u`` (rare: the risk row usually binds first) to the fallback solver.
 """
@@ -120,16 +120,6 @@ class QuadraticRowOracle(Oracle):
         return np.sqrt(self.R / quad) * y
 
     def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """Optimal ``x`` ``(B, n)`` for objectives ``lam`` ``(B, n)`` (any strides); written into
-        ``out`` when given (then returned).
-
-        Parameters
-        ----------
-        lam
-            Objectives ``(B, n)`` (max form).
-        out
-            An array ``(B, n)`` to write into, or ``None``.
-        """
         lam = np.atleast_2d(np.asarray(lam, dtype=float))
         with one_blas_thread():  # many small factorisations: threads over instances, not inside one
             x = np.array([self.solve_one(v) for v in lam])

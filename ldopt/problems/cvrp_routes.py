@@ -5,14 +5,13 @@ model does: the degree rows' MILP, and the rounded capacity cut ``Σ_{e⊆S} x_e
 ⌈q(S)/Q⌉`` (valid for every set ``S`` of customers) for every union ``S`` of a solution's
 customer components that violates it, until every component is a route within capacity (then
 the solution is optimal: every cut is valid). Unions, not only the components that are cycles
-or carry more than ``Q``, solve 2.1× faster on CaVE's seeds 42–46 (up to 3.9×). Gurobi adds them
-lazily inside one branch and cut (about 0.1–0.3 s per CVRP20 instance here; the root's
-fractional cuts below did not help it); HiGHS has no lazy constraints, so there the loop
-re-solves the MILP after each round of cuts, after rounds on the LP relaxation of the cuts of
-customer sets grown greedily on its fractional edges (exact too, slower). Where the fewest
-routes carry the demands only just, [`cvrp_packings`][ldopt.problems.cvrp_packings] enumerates
-them. The compact model's MTZ rows have a weak LP relaxation, which makes whole-model solves
-slow beyond a few customers.
+or carry more than ``Q``, solve faster (``benchmarks/bench_cvrp_routes.py``). Gurobi adds them
+lazily inside one branch and cut (the root's fractional cuts below did not help it); HiGHS has
+no lazy constraints, so there the loop re-solves the MILP after each round of cuts, after rounds
+on the LP relaxation of the cuts of customer sets grown greedily on its fractional edges (exact
+too, slower). Where the fewest routes carry the demands only just,
+[`cvrp_packings`][ldopt.problems.cvrp_packings] enumerates them. The compact model's MTZ rows
+have a weak LP relaxation, which makes whole-model solves slow beyond a few customers.
 [`cvrp_exact.Routes`][ldopt.problems.cvrp_exact.Routes] is the solver as the model's exact oracle:
 declared (``Problem.from_pyomo(m, m.c, oracles=[cvrp_exact.Routes])``), ``solver="auto"`` on the
 model uses it everywhere (training optima, validation, regrets).

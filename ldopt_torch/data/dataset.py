@@ -6,14 +6,12 @@ every per-instance array (multipliers, main solutions) is looked up by it, never
 a batch. Both work with a ``torch.utils.data.DataLoader``; `batches()` is the same without
 the per-item overhead.
 
-Caches are arrays (``.npz``) and JSON, never pickle, written atomically and keyed by the
-problem's fingerprint, the costs and the settings ([`ldopt.runtime.cache`][ldopt.runtime.cache]).
+[`ldopt_torch.data.multipliers`][ldopt_torch.data.multipliers] builds the multipliers (cache
+lookup, dual solve, chunks); the dataset stores and serves them.
 """
 
 from __future__ import annotations
 
-import functools
-import warnings
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from pathlib import Path
@@ -24,11 +22,10 @@ import torch
 
 from ldopt import Decomposition, DualResult, checks
 from ldopt.dual import TRAINING, DualSettings, resolve_settings
-from ldopt.errors import CacheError, InputError
-from ldopt.runtime import cache as ldcache
-from ldopt.runtime.parallel import clear_checkpoint
+from ldopt.errors import InputError
 from ldopt_torch.data.batches import InstanceSet, LDBatch
 from ldopt_torch.data.dynamic import DynamicMultipliers, check_following
+from ldopt_torch.data.multipliers import build
 
 
 def main_blocks(decompositions: Any, m: int) -> list[int]:
@@ -55,14 +52,11 @@ class LDDataset(InstanceSet):
     in ``decompositions``. The default, [`lt.DEFAULTS.dual`][ldopt_torch.train.presets.DEFAULTS]
     ([`ldopt.dual.TRAINING`][ldopt.dual.settings.TRAINING]), is one joint μ-form run of 30
     Polyak steps from the start ``mu0="auto"`` picks: the symmetric start (every block's objective
-    ``q(c)/m``; it trained LD(SPO+) better than the paper's ``μ = 1`` on 13 of 17 models,
-    ``benchmarks/bench_zoo_training.py``), or on a linear model whose blocks all touch at least
-    [`LP_WIDTH`][ldopt.dual.settings.LP_WIDTH] variables the LP relaxation's duals, priced once
-    (2.5× one LP solve an instance on the 10,000 × 50 knapsack,
-    ``benchmarks/bench_lp_multipliers.py``). On the MKP the joint run trained LD(SPO+) and LD(IMLE)
-    better than the paper's ``m`` runs of 100 iterations at about 1/30 of their cost
-    (``benchmarks/bench_multipliers.py``). ``lt.PAPER.dual`` is the paper's start
-    (``μ = 1``) in the dense layout.
+    ``q(c)/m``), or on a linear model whose blocks all touch at least
+    [`LP_WIDTH`][ldopt.dual.settings.LP_WIDTH] variables the LP relaxation's duals, priced once.
+    ``lt.PAPER.dual`` is the paper's start (``μ = 1``) in the dense layout. What each costs and
+    how it trains is measured in ``docs/results.md`` ("Which multipliers to train on", "The
+    largest public DFL knapsack").
     Items carry ``index``, ``d``, ``features``, ``costs``, ``main_objective``
     (``λ_d = q(c) + Σ_{k≠d} μ_k``) and ``main_solution`` (``x_d*``), built per batch;
     `multipliers()` gives ``μ^(d)`` (``(m-1, n)`` an item). `view()` selects the decomposition.
@@ -127,14 +121,13 @@ class LDDataset(InstanceSet):
         self.dynamic = check_following(dynamic, settings.mode)
         self.dual_settings = settings
         self.settings = settings.key()
-        self.cache_path: Path | None = None
-        self.loaded_from_cache = False
-        self.chunks_computed = self.chunks_loaded = 0
         progress = checks.boolean("progress", progress)
         cache = checks.path_or_none("cache", cache)
         checks.executor_or_none("executor", executor)
-        solve = functools.partial(dec.dual, self.costs_np, settings, executor=executor, progress=progress)
-        self._use(self._load_or_solve(cache, solve))
+        built = build(dec, self.costs_np, settings, cache=cache, executor=executor, progress=progress)
+        self.cache_path, self.loaded_from_cache = built.cache_path, built.loaded_from_cache
+        self.chunks_computed, self.chunks_loaded = built.chunks_computed, built.chunks_loaded
+        self._use(built.result)
         self.construction_seconds = self.result.seconds  # as measured when built, also when loaded
         self.d = self.decompositions[0]
 
@@ -177,39 +170,6 @@ class LDDataset(InstanceSet):
         out = object.__new__(LDDataset)
         out.__dict__.update(self.__dict__)
         return out
-
-    def _load_or_solve(self, cache: str | Path | None, solve: Any) -> DualResult:
-        """The cached result for this problem, costs and settings, or ``solve(checkpoint=...)``'s
-        (saved to the cache; its chunks kept beside it while it runs)."""
-        expect = dict(
-            problem=self.dec.problem.compiled.fingerprint(),
-            blocks=ldcache.digest([b.rows for b in self.dec.blocks]),
-            costs=ldcache.digest(self.costs_np),
-            settings=self.settings,
-        )
-        if cache is None:
-            return self._counted(solve(checkpoint=None))
-        self.cache_path = ldcache.entry_path(cache, "lddata", ldcache.digest(expect))
-        chunks = self.cache_path.with_suffix(".chunks")
-        # a torn entry (e.g. killed while writing the final pair) is computed again, from the chunks
-        # kept beside it where they are on disk
-        hit = ldcache.load_or_recompute(self.cache_path, expect, DualResult.from_arrays)
-        if hit is not None:
-            self.loaded_from_cache = True
-            return hit
-        result = self._counted(solve(checkpoint=chunks))
-        arrays, header = result.to_arrays()
-        try:
-            ldcache.save(self.cache_path, arrays, {**header, **expect})
-        except CacheError as exc:  # the multipliers are computed: keep them, unsaved
-            warnings.warn(f"{exc}; the training set is used without being cached", stacklevel=3)
-        else:
-            clear_checkpoint(chunks)  # the whole result is saved: the chunks are spent
-        return result
-
-    def _counted(self, result: DualResult) -> DualResult:
-        self.chunks_computed, self.chunks_loaded = result.chunks_computed, result.chunks_loaded
-        return result
 
     @property
     def bound(self) -> np.ndarray:

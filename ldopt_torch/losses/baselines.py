@@ -18,11 +18,12 @@ from ldopt import Problem
 from ldopt.errors import InputError
 from ldopt_torch.data.batches import Batch, OptBatch
 from ldopt_torch.data.predictions import check_finite, like
+from ldopt_torch.losses.base import Loss
 from ldopt_torch.losses.noise import SumOfGamma
 from ldopt_torch.losses.surrogates import IMLE
 
 
-class MSELoss(nn.Module):
+class MSELoss(Loss):
     """Two-stage baseline: mean squared error of the predicted costs.
 
     Unlike ``torch.nn.MSELoss`` (called with predictions and targets), every ldopt loss is called
@@ -46,7 +47,7 @@ class MSELoss(nn.Module):
         return ((pred_costs - c) ** 2).mean()
 
 
-class FullLoss(nn.Module):
+class FullLoss(Loss):
     """SPO+ or I-MLE on the full problem through PyEPO's own losses and our optModel adapter.
 
     Needs batches with the true optimal ``solution`` and ``objective`` ([`OptDataset`][ldopt_torch.OptDataset]).

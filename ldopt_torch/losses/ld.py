@@ -23,13 +23,14 @@ from typing import Literal
 
 import numpy as np
 import torch
-from torch import nn
 
 from ldopt import Decomposition, checks
 from ldopt.errors import InputError
 from ldopt_torch.data.batches import LDBatch
+from ldopt_torch.data.dataset import LDDataset
 from ldopt_torch.data.predictions import Affine, like
 from ldopt_torch.losses.argopt import BlockArgopt
+from ldopt_torch.losses.base import Loss, Mode
 from ldopt_torch.losses.layers import QuadraticClosedForm
 from ldopt_torch.losses.surrogates import SURROGATES, Exact, MainBlock, Surrogate, make_surrogate, regret
 
@@ -56,7 +57,7 @@ def method_fits(dec: Decomposition, method: str | Surrogate, d: int) -> bool:
     return make_surrogate(method).fits(dec, d)
 
 
-class LDLoss(nn.Module):
+class LDLoss(Loss):
     """The paper's LD losses on a decomposition's main block (see the module docstring).
 
     ``scale="costs"`` rescales each instance's main subproblem (``w`` and ``λ_d``, hence L1) by
@@ -114,6 +115,8 @@ class LDLoss(nn.Module):
         """The surrogate's registered name (``"spo+"``, ``"imle"``, ...)."""
         return self.surrogate.name or type(self.surrogate).__name__
 
+    auto_warm_start = True
+
     def reseed(self, seed: int) -> None:
         """Restart the surrogate's noise (I-MLE, FY) from ``seed``; [`fit()`][ldopt_torch.fit] calls it.
 
@@ -123,6 +126,43 @@ class LDLoss(nn.Module):
             The noise stream's seed.
         """
         self.surrogate.reseed(seed)
+
+    def plan(self, data: LDDataset, mode: Mode, main: int | None) -> list[int | None]:
+        """The main blocks ``fit`` trains through: static mode ``main``, or
+        [`default_main()`][ldopt_torch.LDLoss.default_main] of the dataset's decompositions;
+        multiple mode every decomposition of the dataset that the surrogate fits.
+
+        Parameters
+        ----------
+        data
+            An [`LDDataset`][ldopt_torch.LDDataset] of this loss's decomposition.
+        mode
+            ``"static"`` or ``"multiple"``.
+        main
+            The main block of static mode, or ``None``.
+        """
+        if not isinstance(data, LDDataset):
+            raise InputError(f"data: expected an lt.LDDataset for an LDLoss, got {type(data).__name__}")
+        if self.dec is not data.dec and self.dec.key != data.dec.key:
+            raise InputError(
+                f"loss and data: expected the same decomposition, got {self.dec!r} and {data.dec!r} "
+                "(another problem or other blocks)"
+            )
+        fits: list[int] = [d for d in data.decompositions if self.fits(d)]
+        if not fits:
+            raise InputError(f"method {self.method!r} fits none of the dataset's decompositions {data.decompositions}")
+        if mode == "multiple":
+            return list(fits)
+        if main is None:
+            return [self.default_main(fits)]
+        if (
+            isinstance(main, (bool, np.bool_))
+            or not isinstance(main, (int, np.integer))
+            or main not in data.decompositions
+        ):
+            raise InputError(f"main: expected one of the dataset's decompositions {data.decompositions}, got {main!r}")
+        self._check_fit(int(main))
+        return [int(main)]
 
     def __repr__(self) -> str:
         extra = "" if self.scale == "none" else f", scale={self.scale!r}"

@@ -19,13 +19,13 @@ from __future__ import annotations
 from typing import Literal, get_args
 
 import torch
-from torch import nn
 
 from ldopt import Problem, checks
 from ldopt.errors import InputError
 from ldopt_torch.data.batches import OptBatch
 from ldopt_torch.data.predictions import like
 from ldopt_torch.data.structure import check_linear
+from ldopt_torch.losses.base import Loss
 
 
 def _structured(batch: OptBatch, key: str, loss: str, what: str) -> None:
@@ -36,7 +36,7 @@ def _structured(batch: OptBatch, key: str, loss: str, what: str) -> None:
         )
 
 
-class CaVELoss(nn.Module):
+class CaVELoss(Loss):
     """CaVE (``plus=False``: the projection solved to convergence) or CaVE+ (``plus=True``: PyEPO's
     3-iteration preset), on batches with ``tight`` normals (``lt.OptDataset(..., structure=True)``).
 
@@ -76,17 +76,13 @@ class CaVELoss(nn.Module):
 Margin = Literal["relative", "absolute"]  # LAVALoss's margin: times the costs' mean magnitude, or as given
 
 
-class LAVALoss(nn.Module):
+class LAVALoss(Loss):
     """LAVA: ``mean_i Σ_j max(s ĉ·t_ij, −ε)`` over the nonzero adjacent steps ``t_ij``.
 
     The margin ``ε`` is ``epsilon`` times the batch's mean true cost magnitude
     (``margin="relative"``, the default: the same hinge whatever the costs' scale) or ``epsilon``
-    itself (``margin="absolute"``; 0.1 was the default before). Measured on the MKP (n = 100,
-    seed 0, costs of mean magnitude 5.3; test regret on 300 test instances): an absolute ε of 0.01
-    / 0.1 / 1 / 3 / 10 / 30 gives 10.65 / 8.65 / 5.79 / 4.69 / 4.68 / 5.32%, a relative one of
-    0.5 / 1 / 2 gives 4.89 / 4.92 / 5.20%. A margin far below the costs' scale stops pushing once
-    the adjacent vertices look barely worse. (Each instance's own mean magnitude as the scale
-    gave 5.33%: the MKP's degree-8 costs vary widely between instances.)
+    itself (``margin="absolute"``). A margin far below the costs' scale stops pushing once the
+    adjacent vertices look barely worse (measured in ``docs/results.md``, "LAVA's margin").
 
     Parameters
     ----------

@@ -129,9 +129,8 @@ class IMLE(Surrogate):
     sigma
         The noise scale.
     lambd
-        The interpolation step ``λ``: 100 by default, chosen on the zoo and the families (better
-        than the reference's 10 on 8 of 17 models and worse on 2, ``benchmarks/bench_zoo_imle.py``);
-        ``lt.PAPER.imle()`` is the reference's.
+        The interpolation step ``λ``: 100 by default, chosen on the zoo and the families
+        (``docs/results.md``, "I-MLE's settings"); ``lt.PAPER.imle()`` is the reference's (10).
     distribution
         The noise law (any ``sample(shape, device=, dtype=)`` stream); ``None``: sum-of-gamma with
         ``κ = 5``, re-seeded by ``fit``.
@@ -209,15 +208,6 @@ class Exact(Surrogate):
         self._layers: dict[tuple[int, int], QuadraticClosedForm] = {}
 
     def fits(self, dec: Decomposition, d: int) -> bool:
-        """Whether this surrogate applies with block ``d`` of ``dec`` as the main block.
-
-        Parameters
-        ----------
-        dec
-            The decomposition.
-        d
-            A block index.
-        """
         return quadratic_block(dec, d)
 
     def layer(self, dec: Decomposition, d: int) -> QuadraticClosedForm:

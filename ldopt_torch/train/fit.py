@@ -26,7 +26,6 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-import numpy as np
 import torch
 from torch import nn
 
@@ -34,51 +33,14 @@ from ldopt import checks
 from ldopt.errors import InputError
 from ldopt.runtime.progress import bar_options, enabled
 from ldopt_torch.data.batches import CostsOnly
-from ldopt_torch.data.dataset import LDDataset
+from ldopt_torch.losses.base import Loss, Mode, training_plan
 from ldopt_torch.losses.baselines import MSELoss
-from ldopt_torch.losses.ld import LDLoss
 from ldopt_torch.train.checks import check_features, check_parts
 from ldopt_torch.train.loop import Budget, Due, Loop
 from ldopt_torch.train.result import FitResult
 from ldopt_torch.train.settings import FitOptions, Schedule
 from ldopt_torch.train.validation import Validator
 from ldopt_torch.train.warm_start import constant_or, wants_mse_start
-
-MODES = ("static", "multiple")
-
-
-def training_decompositions(data: Any, loss: nn.Module, mode: str, main: int | None) -> list[int | None]:
-    """The main blocks ``fit`` trains through: ``[None]`` for a loss on the full problem, else the
-    dataset's decompositions that ``loss`` fits (static mode: ``main``, or ``loss.default_main``).
-    Raises ``InputError`` for a loss and data that do not go together."""
-    checks.choice("mode", mode, MODES)
-    if not isinstance(loss, LDLoss):
-        if mode == "multiple":
-            raise InputError(f"mode='multiple' needs an LDLoss, got {type(loss).__name__}")
-        return [None]
-    if not isinstance(data, LDDataset):
-        raise InputError(f"LDLoss trains on an lt.LDDataset, got {type(data).__name__}")
-    if loss.dec is not data.dec and loss.dec.key != data.dec.key:
-        raise InputError(
-            f"loss and data: expected the same decomposition, got {loss.dec!r} and {data.dec!r} "
-            "(another problem or other blocks)"
-        )
-    fits: list[int] = [d for d in data.decompositions if loss.fits(d)]
-    fit_ds: list[int | None] = list(fits)
-    if not fit_ds:
-        raise InputError(f"method {loss.method!r} fits none of the dataset's decompositions {data.decompositions}")
-    if mode == "static":
-        if main is None:
-            return [loss.default_main(fits)]
-        if (
-            isinstance(main, (bool, np.bool_))
-            or not isinstance(main, (int, np.integer))
-            or main not in data.decompositions
-        ):
-            raise InputError(f"main: expected one of the dataset's decompositions {data.decompositions}, got {main!r}")
-        loss._check_fit(int(main))
-        return [int(main)]
-    return fit_ds
 
 
 @contextlib.contextmanager
@@ -151,7 +113,7 @@ def fit(
     model: nn.Module,
     data: Any,
     loss: nn.Module,
-    mode: str = "static",
+    mode: Mode = "static",
     main: int | None = None,
     epochs: int = 10,
     *,
@@ -218,10 +180,9 @@ def fit(
     budget = Budget(checks.positive_int("epochs", epochs), schedule.time_budget, Due(schedule))
     seed, lr = checks.nonnegative_int("seed", seed), checks.positive("lr", lr)
     check_parts(model, data, loss, val, options.optimizer)
-    ds = training_decompositions(data, loss, mode, main)
-    reseed = getattr(loss, "reseed", None)  # losses with noise (I-MLE, FY) restart it from the seed
-    if callable(reseed):
-        reseed(seed)
+    ds = training_plan(loss, data, mode, main)
+    if isinstance(loss, Loss):  # losses with noise (I-MLE, FY) restart it from the seed
+        loss.reseed(seed)
     validator = (
         val
         if isinstance(val, Validator) or val is None

@@ -19,8 +19,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from ldopt_torch.losses.base import Loss
 from ldopt_torch.losses.baselines import MSELoss
-from ldopt_torch.losses.ld import LDLoss
 from ldopt_torch.train.result import FitResult
 from ldopt_torch.train.settings import WarmStart
 from ldopt_torch.train.validation import Validator
@@ -41,7 +41,7 @@ def wants_mse_start(choice: WarmStart, loss: nn.Module, validator: Validator | N
         The validation, or ``None``.
     """
     if choice == "auto":
-        return isinstance(loss, LDLoss) and validator is not None
+        return isinstance(loss, Loss) and loss.auto_warm_start and validator is not None
     return choice == "mse" and not isinstance(loss, MSELoss)
 
 
