@@ -62,15 +62,17 @@ def measure(setup: ex.Setup, cfg: str, a: argparse.Namespace, out: Path) -> dict
         setup,
         a.methods,
         a.seeds,
-        solver=a.solver,
-        epochs=a.epochs if a.budget is None else 100_000,
-        patience=a.patience,
-        eval_every=a.eval_every if a.budget is None else 0,
-        budget=a.budget,
-        dynamic=None if cfg == BASELINE else dynamic_option(cfg),
-        curve_instances=0,
-        out=folder(out, cfg),
-        progress=False,
+        ex.RunOptions(
+            solver=a.solver,
+            epochs=a.epochs if a.budget is None else 100_000,
+            patience=a.patience,
+            eval_every=a.eval_every if a.budget is None else 0,
+            budget=a.budget,
+            dynamic=None if cfg == BASELINE else dynamic_option(cfg),
+            curve_instances=0,
+            out=folder(out, cfg),
+            progress=False,
+        ),
     )
     rows = load_rows(folder(out, cfg) / "results.csv")  # this run's seeds and earlier ones (--force)
     entry: dict = dict(config=cfg, seeds=sorted({int(r["seed"]) for r in rows}))

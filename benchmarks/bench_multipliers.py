@@ -69,16 +69,17 @@ def main() -> None:
             setup,
             METHODS,
             a.seeds,
-            solver=a.solver,
-            epochs=a.epochs,
-            patience=a.patience,
-            eval_every=a.eval_every,
-            iterations=int(it),
-            dual=dict(mode=mode),
-            curve_instances=0,
-            out=out / cfg.replace(":", "_"),
-            progress=False,
-            resume=not a.force,  # runs saved there are kept (delete one's runs/*.json to redo it)
+            ex.RunOptions(
+                solver=a.solver,
+                epochs=a.epochs,
+                patience=a.patience,
+                eval_every=a.eval_every,
+                dual=ex.protocol_dual(mode, iterations=int(it)),
+                curve_instances=0,
+                out=out / cfg.replace(":", "_"),
+                progress=False,
+                resume=not a.force,  # runs saved there are kept (delete one's runs/*.json to redo it)
+            ),
         )
         entry = dict(config=cfg, **c)
         for method in METHODS:

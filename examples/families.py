@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ldopt.evaluate.regret import evaluate
-from ldopt_experiments import cli, protocol_dual
+from ldopt_experiments import RunOptions, cli, protocol_dual
 from ldopt_experiments.arguments import integer_at_least
 from ldopt_experiments.protocol import FAMILIES, Setup
 
@@ -68,10 +68,13 @@ def main() -> None:
             setup,
             a.methods or ["mse", *full, "ld:spo+:multiple:L1", "ld:imle:multiple:L2", "ld:imle:multiple:L2:lam100"],
             a,
-            patience=a.patience,
-            eval_every=a.eval_every,
-            dual=protocol_dual("shared", iterations=300),
-            resume=a.resume,
+            RunOptions(
+                patience=a.patience,
+                eval_every=a.eval_every,
+                dual=protocol_dual("shared", iterations=300),
+                resume=a.resume,
+                curve_instances=0,
+            ),
         )
         constant_regret(setup, a.solver, Path(a.out))
 

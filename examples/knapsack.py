@@ -47,8 +47,7 @@ def main() -> None:
         setup,
         ["mse", "spo+", "ld:spo+:multiple:L1", "ld:imle:multiple:L2"],
         a,
-        patience=a.patience,
-        eval_every=a.eval_every,
+        experiment.RunOptions(patience=a.patience, eval_every=a.eval_every, curve_instances=0),
     )
 
 

@@ -28,7 +28,7 @@ import json
 import time
 from pathlib import Path
 
-from ldopt_experiments import knapsack_setup, load_rows, protocol_dual
+from ldopt_experiments import RunOptions, knapsack_setup, load_rows, protocol_dual
 from ldopt_experiments.arguments import integer_at_least, positive_number
 from ldopt_experiments.cli import example
 from ldopt_experiments.plots import plot_stages
@@ -68,11 +68,14 @@ def main() -> None:
         setup,
         a.methods,
         a,
-        evaluations=8,
-        dual=protocol_dual(a.dual, iterations=a.iterations),
-        time_limit=a.time_limit,
-        certify=a.certify_iterations > 0,
-        certify_iterations=max(1, a.certify_iterations),
+        RunOptions(
+            evaluations=8,
+            dual=protocol_dual(a.dual, iterations=a.iterations),
+            time_limit=a.time_limit,
+            certify=a.certify_iterations > 0,
+            certify_iterations=max(1, a.certify_iterations),
+            curve_instances=0,
+        ),
     )
     meta = json.loads((Path(a.out) / "meta.json").read_text())
     stages = [("data, model, decomposition", data_s)] + [(s["stage"], s["seconds"]) for s in meta["stages"]]

@@ -35,8 +35,8 @@ def main() -> None:
     a = ap.parse_args()
     setup = experiment.portfolio_setup(a.assets, test=a.test)
     methods = ["mse", "spo+", "imle", "ld:spo+:static:L1", "ld:imle:static:L2", "ld:exact:static:L2"]
-    epochs = {} if a.budget else dict(eval_every=5, patience=4)
-    experiment.example(setup, methods, a, **epochs)
+    schedule = {} if a.budget else dict(eval_every=5, patience=4)
+    experiment.example(setup, methods, a, experiment.RunOptions(curve_instances=0, **schedule))
 
 
 if __name__ == "__main__":

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import ldopt
 from ldopt.runtime.cache import write_text
@@ -20,7 +20,7 @@ from .methods import check_packages, parse_method
 from .plots import plot
 from .protocol import FAMILIES, Setup, knapsack_setup, portfolio_setup
 from .results import Row, load_rows, paper_table, table
-from .run_options import protocol_dual
+from .run_options import RunOptions, protocol_dual
 from .runner import run
 
 
@@ -51,10 +51,7 @@ def experiment_main(argv: list[str] | None = None, prog: str = "ldopt experiment
     a = experiment_parser(prog).parse_args(argv)
     _use_workers(a)
     check_packages([parse_method(m) for m in a.methods])  # before the data is built
-    rows = run(
-        setup_from(a),
-        a.methods,
-        a.seeds,
+    options = RunOptions(
         solver=a.solver,
         budget=a.budget,
         epochs=a.epochs,
@@ -72,6 +69,7 @@ def experiment_main(argv: list[str] | None = None, prog: str = "ldopt experiment
         resume=a.resume,
         progress=not a.quiet,
     )
+    rows = run(setup_from(a), a.methods, a.seeds, options)
     report(rows, a.out)
     return rows
 
@@ -106,9 +104,10 @@ def _use_workers(args: argparse.Namespace) -> None:
         ldopt.runtime.threads.configure(args.workers)
 
 
-def example(setup: Setup, methods: list[str], args: argparse.Namespace, **options: Any) -> list[Row]:
-    """An example's run: ``args`` carries seeds, solver and out (``budget`` or ``epochs``, ``workers``);
-    ``options`` go to [`run()`][ldopt_experiments.runner.run]. Prints the table, saves the plots.
+def example(setup: Setup, methods: list[str], args: argparse.Namespace, options: RunOptions | None = None) -> list[Row]:
+    """An example's run: ``args`` carries seeds, solver and out (``budget`` or ``epochs``, ``workers``),
+    which replace those of ``options`` for [`run()`][ldopt_experiments.runner.run]. Prints the
+    table, saves the plots.
 
     Parameters
     ----------
@@ -118,8 +117,9 @@ def example(setup: Setup, methods: list[str], args: argparse.Namespace, **option
         Method names.
     args
         The example's parsed arguments.
-    **options
-        Further [`RunOptions`][ldopt_experiments.run_options.RunOptions].
+    options
+        The rest of the run's [`RunOptions`][ldopt_experiments.run_options.RunOptions]; ``None``:
+        its defaults without budget curves (``curve_instances=0``).
     """
     budget = getattr(args, "budget", None)
     what = f"{budget:.0f} s of training per method" if budget else f"up to {args.epochs} epochs per method"
@@ -127,10 +127,11 @@ def example(setup: Setup, methods: list[str], args: argparse.Namespace, **option
         f"{setup.name} n={setup.size}: {len(setup.train[1])} train / {len(setup.val[1])} validation / "
         f"{len(setup.test[1])} test instances; solver {args.solver}; {what}"
     )
-    options.setdefault("curve_instances", 0)
     _use_workers(args)
     epochs = 100_000 if budget else getattr(args, "epochs", 500)  # a budget run stops on its budget
-    rows = run(setup, methods, args.seeds, solver=args.solver, budget=budget, epochs=epochs, out=args.out, **options)
+    base = RunOptions(curve_instances=0) if options is None else options
+    opts = replace(base, solver=args.solver, budget=budget, epochs=epochs, out=args.out)
+    rows = run(setup, methods, args.seeds, opts)
     report(rows, args.out)
     return rows
 

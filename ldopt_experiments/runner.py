@@ -30,20 +30,21 @@ from .run_folder import check_resumable, output_folder, read_json, save, save_me
 from .run_options import RunOptions, Stages
 
 
-def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> list[Row]:
+def run(setup: Setup, methods: list[str], seeds: list[int], options: RunOptions | None = None) -> list[Row]:
     """Train every method for every seed; return (and save under ``out``) one row per run.
 
-    Options ([`RunOptions`][ldopt_experiments.run_options.RunOptions]): without ``budget`` each run trains for at most
-    ``epochs`` epochs, validated every ``eval_every`` epochs (default 1), and stops after ``patience`` validations
-    without improvement — the same seed gives the same numbers on any machine load. With ``budget``
+    ``options`` ([`RunOptions`][ldopt_experiments.run_options.RunOptions]; ``None``: its
+    defaults): without ``budget`` each run trains for at most ``epochs`` epochs, validated every
+    ``eval_every`` epochs (default 1), and stops after ``patience`` validations without
+    improvement — the same seed gives the same numbers on any machine load. With ``budget``
     (seconds of training; results then depend on the load) validation runs ``evaluations`` times
-    at training times doubling up to the budget (``eval_every=k``: every k epochs instead), so slow
-    and fast methods get the same number of model selections. ``dual``: the LD training sets'
-    dual ([`DualSettings`][ldopt.dual.DualSettings], ``lt.PAPER.dual`` unless given); ``dynamic``:
-    multipliers that follow the model during LD training (their seconds count as training time).
-    ``time_limit``: seconds per full-problem solve (optima, validation and test decisions,
-    full-problem training), so large problems are evaluated on incumbents with certified bounds;
-    ``certify`` tightens the test optima's bounds by an LD dual bound.
+    at training times doubling up to the budget (``eval_every=k``: every k epochs instead), so
+    slow and fast methods get the same number of model selections. ``dual``: the LD training
+    sets' dual ([`DualSettings`][ldopt.dual.DualSettings], ``lt.PAPER.dual`` unless given);
+    ``dynamic``: multipliers that follow the model during LD training (their seconds count as
+    training time). ``time_limit``: seconds per full-problem solve (optima, validation and test
+    decisions, full-problem training), so large problems are evaluated on incumbents with
+    certified bounds; ``certify`` tightens the test optima's bounds by an LD dual bound.
 
     Every finished run is saved at once (``runs/<run>.json``, merged into ``results.csv`` and
     ``table.md``, its stages' seconds into ``meta.json``, each written atomically). Ctrl-C or
@@ -61,10 +62,12 @@ def run(setup: Setup, methods: list[str], seeds: list[int], **options: Any) -> l
         Method names (see [`parse_method()`][ldopt_experiments.methods.parse_method]).
     seeds
         Training seeds.
-    **options
-        [`RunOptions`][ldopt_experiments.run_options.RunOptions]' fields.
+    options
+        How to train and evaluate, a [`RunOptions`][ldopt_experiments.run_options.RunOptions].
     """
-    opts = RunOptions(**options)
+    opts = RunOptions() if options is None else options
+    if not isinstance(opts, RunOptions):
+        raise InputError(f"options: expected an ldopt_experiments.RunOptions or None, got {type(opts).__name__}")
     specs = {m: parse_method(m) for m in methods}
     check_packages(list(specs.values()))  # before any data is built or model trained
     out = Path(opts.out) if opts.out else None

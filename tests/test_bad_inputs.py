@@ -120,9 +120,7 @@ ENTRIES: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {
     ),
     "lagrangian_bound": (
         ldopt.lagrangian_bound,
-        dict(
-            dec=dec, costs=C[:2], iterations=3, tol=1e-6, smoothing=0.5, solver="auto", time_limit=None, progress=False
-        ),
+        dict(dec=dec, costs=C[:2], settings=ldopt.dual.EXACT, iterations=3, solver="auto", progress=False),
     ),
     "parallel.local_pool": (ldopt.runtime.parallel.local_pool, dict(workers=1, threads_per_worker=1)),
     "Validator": (

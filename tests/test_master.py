@@ -122,10 +122,19 @@ def test_a_warm_start_is_priced_first():
 def test_bad_settings_are_refused():
     p, costs = _knapsack(1, 6, 2)
     dec = ldopt.decompose(p)
-    with pytest.raises(ldopt.DecompositionError, match=r"smoothing: expected a weight in \[0, 1\), got 1.0"):
-        ldopt.lagrangian_bound(dec, costs, smoothing=1.0)
+    with pytest.raises(ldopt.InputError, match=r"smoothing: expected a weight in \[0, 1\), got 1.0"):
+        ldopt.dual.Master(smoothing=1.0)
     with pytest.raises(ldopt.InputError, match="iterations"):
         ldopt.lagrangian_bound(dec, costs, iterations=0)
+    with pytest.raises(ldopt.InputError, match=r"settings.step: lagrangian_bound runs column generation; expected"):
+        ldopt.lagrangian_bound(dec, costs, ldopt.dual.TRAINING)
+    # the smoothing is the rule's, one setting for both entry points: plain Dantzig–Wolfe gives the same bound
+    plain = ldopt.dual.EXACT.merged(step=ldopt.dual.Master(smoothing=0.0))
+    np.testing.assert_allclose(
+        ldopt.lagrangian_bound(dec, costs, plain, progress=False).bound,
+        dec.dual(costs, plain, progress=False).bound,
+        rtol=1e-6,
+    )
     with pytest.raises(ldopt.InputError, match=r"master.*auto"):
         dec.dual(costs, step="bundle")
 

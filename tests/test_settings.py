@@ -94,11 +94,31 @@ def test_entry_points_have_few_parameters_and_no_catch_all():
         lt.LDDataset.__init__: 11,  # self, then at most 10
         lt.LDLoss.__init__: 7,  # self, then at most 6
         ldopt.check: 5,
+        ldopt.lagrangian_bound: 6,  # column generation: EXACT plus iterations, solver, progress
     }
     for fn, most in limits.items():
         params = inspect.signature(fn).parameters.values()
         assert not [p for p in params if p.kind is inspect.Parameter.VAR_KEYWORD], fn
         assert len(_named(fn)) <= most, (fn, _named(fn))
+    # no public callable of the library or the harness takes a **catch-all
+    import ldopt_experiments  # noqa: PLC0415
+
+    found = []
+    for module in (ldopt, ldopt.dual, lt, ldopt_experiments):
+        for name in getattr(module, "__all__", []):
+            obj = getattr(module, name, None)
+            if not (inspect.isfunction(obj) or inspect.isclass(obj)) or not obj.__module__.startswith("ldopt"):
+                continue  # type aliases, and what comes from elsewhere
+            if isinstance(obj, type) and issubclass(obj, BaseException):
+                continue  # an error's message arguments
+            for fn in (obj.__dict__.get("__init__"),) if isinstance(obj, type) else (obj,):  # our own __init__
+                try:
+                    params = inspect.signature(fn).parameters.values()  # type: ignore[arg-type]
+                except (TypeError, ValueError):
+                    continue
+                if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+                    found.append(f"{module.__name__}.{name}")
+    assert found == [], found
 
 
 def test_no_deprecated_spelling_is_left_in_the_library():

@@ -133,7 +133,7 @@ def test_the_exact_bound_returns_its_multipliers_on_the_supports(pmedian):
     at those multipliers give the bound back (``Σ_k min_{x∈X_k} λ_k·x``)."""
     p, dec, costs = pmedian
     sparse = ldopt.lagrangian_bound(dec, costs, progress=False)
-    dense = ldopt.lagrangian_bound(dec, costs, progress=False, layout="dense")
+    dense = ldopt.lagrangian_bound(dec, costs, ldopt.dual.EXACT.merged(layout="dense"), progress=False)
     nnz = Support.of(dec).nnz
     assert sparse.layout == "sparse" and sparse.lam.shape == (len(costs), nnz) and nnz < dec.num_blocks * p.num_vars
     assert dense.layout == "dense" and dense.lam.shape == (len(costs), dec.num_blocks, p.num_vars)
@@ -145,7 +145,7 @@ def test_the_exact_bound_returns_its_multipliers_on_the_supports(pmedian):
     offset = p.compiled.k0 + costs @ p.compiled.r
     np.testing.assert_allclose(blocks + offset, sparse.bound, rtol=1e-7, atol=1e-7)
     with pytest.raises(InputError, match="layout"):
-        ldopt.lagrangian_bound(dec, costs, progress=False, layout="flat")
+        ldopt.lagrangian_bound(dec, costs, ldopt.dual.EXACT.merged(layout="flat"), progress=False)
 
 
 def test_a_dual_whose_multipliers_outgrow_the_machine_is_refused_before_it_runs(pmedian):

@@ -19,7 +19,7 @@ from ldopt import checks
 from ldopt.decomposition.blocks import Block
 from ldopt.decomposition.decompose import Decomposition
 from ldopt.dual import DualSettings, lagrangian_bound, solve_dual
-from ldopt.dual.settings import TRAINING
+from ldopt.dual.settings import EXACT, TRAINING
 from ldopt.dual.solve import lp_start_fits, resolve_settings
 from ldopt.model.implied_bounds import InferredBound, listing
 from ldopt.solvers.base import HAS_SOLUTION
@@ -176,7 +176,7 @@ def check(
     solved = np.isin(sol.status, HAS_SOLUTION)
     checks.instance("dual", dual, DualSettings, "an ldopt.dual.DualSettings (e.g. ldopt.dual.TRAINING)")
     settings = resolve_settings(dec, dual)
-    ld = lagrangian_bound(dec, c, time_limit=time_limit, progress=progress)
+    ld = lagrangian_bound(dec, c, EXACT.merged(time_limit=time_limit), progress=progress)
     t0 = time.perf_counter()
     training = solve_dual(dec, c, settings, progress=progress)
     seconds = (time.perf_counter() - t0) / len(c)

@@ -12,6 +12,7 @@ from ldopt.dual.bound import LagrangianBound, lagrangian_bound
 from ldopt.dual.master import MASTER_WIDTH, resolve_step
 from ldopt.dual.result import DualResult
 from ldopt.dual.settings import (
+    EXACT,
     LP_WIDTH,
     TRAINING,
     Adam,
@@ -28,6 +29,7 @@ from ldopt.dual.settings import (
 from ldopt.dual.solve import resolve_settings, resolve_start, solve_chunk, solve_dual
 
 __all__ = [
+    "EXACT",
     "LP_WIDTH",
     "MASTER_WIDTH",
     "TRAINING",

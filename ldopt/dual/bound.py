@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 import numpy as np
 
 from ldopt import checks
 from ldopt.decomposition.blocks import Blocks
 from ldopt.dual.master import _FARKAS_TOL, column_generation
-from ldopt.dual.settings import Layout
+from ldopt.dual.settings import EXACT, DualSettings, Master
 from ldopt.dual.support import Support, resolve_layout
-from ldopt.errors import DecompositionError
+from ldopt.errors import InputError
 from ldopt.runtime.progress import counting_bar
 
 
@@ -110,14 +110,11 @@ def prove_infeasible(
 def lagrangian_bound(
     dec: Blocks,
     costs: Any,
+    settings: DualSettings | None = None,
     *,
-    iterations: int = 500,
-    tol: float = 1e-6,
-    smoothing: float = 0.5,
-    solver: Any = "auto",
-    time_limit: float | None = None,
+    iterations: int | None = None,
+    solver: Any = None,
     progress: bool = True,
-    layout: Layout = "auto",
 ) -> LagrangianBound:
     """The exact Lagrangian dual bound ``LD*`` of ``dec`` for each cost vector, by column generation.
 
@@ -131,24 +128,22 @@ def lagrangian_bound(
         The decomposition.
     costs
         One cost vector ``(num_costs,)`` or a batch ``(B, num_costs)``.
+    settings
+        A [`DualSettings`][ldopt.dual.DualSettings] whose step is a
+        [`Master`][ldopt.dual.Master] (its ``smoothing``); ``None``:
+        [`EXACT`][ldopt.dual.settings.EXACT]. Used: ``iterations`` (pricing rounds at most, each
+        solving every block once per instance and the master LPs), ``tol`` (the relative gap
+        between the bound and the master's certificate at which an instance stops), ``time_limit``
+        (seconds per instance: the batch stops after ``time_limit × B`` seconds), ``solver`` and
+        ``layout`` (``"sparse"``: the multipliers on each block's support; ``"dense"`` ``(B, m,
+        n)``; the bound is the same in every layout); the mode and the start are column
+        generation's own (the shared form, from ``q`` shared by the blocks).
     iterations
-        Pricing rounds at most (each solves every block once per instance and the master LPs).
-    tol
-        The relative gap between the bound and the master's certificate at which an instance stops.
-    smoothing
-        Wentges' weight of the best multipliers in the pricing point, in ``[0, 1)`` (0: plain
-        Dantzig–Wolfe).
+        Pricing rounds, merged into ``settings`` where given.
     solver
-        The block solvers, as for ``dec.dual``.
-    time_limit
-        Seconds per instance, or ``None``: the batch stops after ``time_limit × B`` seconds (as
-        everywhere in ldopt, a time limit is per instance).
+        The block solvers (as for ``dec.dual``), merged into ``settings`` where given.
     progress
         Show a progress bar.
-    layout
-        Where the multipliers are returned: ``"sparse"`` on each block's support (memory
-        ``B·(nnz + n)``), ``"dense"`` ``(B, m, n)``, ``"auto"`` (sparse where the supports hold at
-        most half of ``m × n``, as ``dec.dual``'s). The bound is the same in every layout.
 
     Returns
     -------
@@ -157,14 +152,17 @@ def lagrangian_bound(
     """
     checks.instance("dec", dec, Blocks, "an ldopt.Decomposition (ldopt.decompose(problem))")
     c, _ = dec.problem.check_costs(costs)
-    iterations = checks.positive_int("iterations", iterations)
-    tol = checks.nonnegative("tol", tol)
-    smoothing = checks.finite("smoothing", smoothing)
-    if not 0.0 <= smoothing < 1.0:
-        raise DecompositionError(f"smoothing: expected a weight in [0, 1), got {smoothing}")
-    time_limit = checks.positive_or_none("time_limit", time_limit, " (seconds)")
+    base = EXACT if settings is None else settings
+    checks.instance("settings", base, DualSettings, "an ldopt.dual.DualSettings (e.g. ldopt.dual.EXACT) or None")
+    s = base.merged(iterations=iterations, solver=solver)
+    if not isinstance(s.step, Master):
+        raise InputError(
+            f"settings.step: lagrangian_bound runs column generation; expected ldopt.dual.Master(...), got {s.step!r}; "
+            "dec.dual(costs, settings) runs the subgradient rules"
+        )
+    iterations, tol, smoothing, solver, time_limit = s.iterations, s.tol, s.step.smoothing, s.solver, s.time_limit
     progress = checks.boolean("progress", progress)
-    layout = resolve_layout(dec, checks.choice("layout", layout, get_args(Layout)), "shared")
+    layout = resolve_layout(dec, s.layout, "shared")
     t0 = time.perf_counter()
     p = dec.problem
     sign = p.sign

@@ -155,9 +155,10 @@ def _master_chunk(
     if warm is not None:  # the kept multipliers as shared ones (projected onto Σ_k λ_k = q there)
         start = warm[:, 0] if settings.mode == "independent" else warm
     runs = m if settings.mode == "independent" else 1
+    smoothing = settings.step.smoothing if isinstance(settings.step, Master) else Master().smoothing
     run = column_generation(
-        dec, q, solvers, iterations=settings.iterations, tol=settings.tol, deadline=deadline,
-        start=start, bar=bar, bar_step=runs,
+        dec, q, solvers, iterations=settings.iterations, tol=settings.tol, smoothing=smoothing,
+        deadline=deadline, start=start, bar=bar, bar_step=runs,
     )  # fmt: skip
     p_val = np.full(B, -np.inf)
     p_x = np.full((B, n), np.nan)

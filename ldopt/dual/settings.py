@@ -127,9 +127,23 @@ class Adam:
 @dataclass(frozen=True)
 class Master:
     """The exact dual optimum by column generation (`ldopt.dual.master`); ``iterations`` are its
-    pricing rounds. It needs no primal value and converges where none is found."""
+    pricing rounds. It needs no primal value and converges where none is found.
 
+    Parameters
+    ----------
+    smoothing
+        Wentges' weight of the best multipliers in the pricing point, in ``[0, 1)`` (0: plain
+        Dantzig–Wolfe).
+    """
+
+    smoothing: float = 0.5
     name: ClassVar[str] = "master"
+
+    def __post_init__(self) -> None:
+        smoothing = checks.finite("smoothing", self.smoothing)
+        if not 0.0 <= smoothing < 1.0:
+            raise InputError(f"smoothing: expected a weight in [0, 1), got {smoothing}")
+        object.__setattr__(self, "smoothing", smoothing)
 
     @property
     def scale(self) -> float:
@@ -282,6 +296,8 @@ class DualSettings:
         )
         if isinstance(rule, Polyak) and rule.patience is not None:
             out["patience"] = rule.patience
+        if isinstance(rule, Master) and rule.smoothing != 0.5:  # (the keys of the default are unchanged)
+            out["smoothing"] = rule.smoothing
         if self.layout != "dense":  # the dense layout's keys stay what they were before layouts
             out["layout"] = self.layout
         return out
@@ -289,10 +305,13 @@ class DualSettings:
 
 LP_WIDTH = 1000
 """The narrowest block (variables its rows touch) at which ``mu0="auto"`` starts from the LP's
-duals and prices them once: there one evaluation of the blocks costs about one LP solve (the
-10,000 × 50 knapsack: the LP start 2.5× one LP solve an instance, 30 steps from the symmetric
-start 55× with a bound 2.3% above the LP start's, ``benchmarks/bench_lp_multipliers.py``); the
-widest block of the zoo's models and the families trained in ``docs/results.md`` touches 100."""
+duals and prices them once: there one evaluation of the blocks costs about one LP solve, and
+subgradient steps cost tens of them for a worse bound (``docs/results.md``, "The largest public
+DFL knapsack"); the widest block of the zoo's models and the families trained there touches 100."""
+
+EXACT = DualSettings(iterations=500, step=Master())
+"""[`lagrangian_bound()`][ldopt.dual.bound.lagrangian_bound]'s default: column generation to the
+dual's optimum ``LD*`` (at most 500 pricing rounds, relative gap ``tol``)."""
 
 TRAINING = DualSettings(iterations=30, mode="joint", step="polyak")
 """The training sets' default dual (``LDDataset``'s and ``lt.DEFAULTS.dual``): one joint μ-form run
