@@ -69,12 +69,8 @@ def build(
         ``(B, num_costs)`` costs.
     settings
         Resolved dual settings (``ldopt.dual.resolve_settings``); their key is part of the cache's.
-    cache
-        A folder (the file name comes from the key) or an ``.npz`` path, or ``None``.
-    executor
-        A ``concurrent.futures.Executor`` for the dual solve, or ``None``.
-    progress
-        Show a progress bar.
+    cache, executor, progress
+        As [`LDDataset`][ldopt_torch.LDDataset]'s.
     """
 
     def solve(checkpoint: Path | None) -> DualResult:
