@@ -179,11 +179,52 @@ def test_nonconvex_and_nonquadratic_constraints():
 
 
 def test_unbounded_integer_variable():
+    """Solving needs no bound the solver does not need: an integer variable that nothing bounds
+    compiles with its infinite bound and solves; decomposing, which needs one, finds the bound
+    every optimum meets (`test_optimal_bounds.py`)."""
     m = _base()
     m.z = pyo.Var(domain=pyo.NonNegativeIntegers)
     m.obj = pyo.Objective(expr=sum(m.c[i] * m.x[i] for i in m.I) + m.z)
-    with pytest.raises(ldopt.VariableError, match=r"integer variable 'z' is unbounded.*bounds="):
-        ldopt.Problem.from_pyomo(m, m.c)
+    m.row = pyo.Constraint(expr=m.x[0] + m.z >= 1)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    z = p.compiled.var_names.index("z")
+    assert p.compiled.var_ub[z] == np.inf
+    assert p.solve(np.full(p.num_costs, 0.5), solver="highs").x[0, z] == 0  # x[0] meets the row for less
+    # z's fixed cost penalises it and its row asks at most 1 of it: bounded at every optimum
+    added = ldopt.decompose(p).inferred
+    assert [(ib.name, ib.value) for bounds in added.values() for ib in bounds] == [("z", 1.0)]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_integers_that_only_an_optimum_bounds_solve_as_written(seed):
+    """A cutting-stock-like model (patterns ``x_p`` in NonNegativeIntegers under ``≥`` demand rows,
+    nothing bounding them above) solves on every solver to scipy's MILP optimum of the same
+    arrays, for random positive costs (a minimisation: every optimum is bounded)."""
+    from scipy.optimize import Bounds, LinearConstraint, milp  # noqa: PLC0415
+
+    rng = np.random.default_rng(seed)
+    items, patterns = int(rng.integers(2, 5)), int(rng.integers(3, 7))
+    A = rng.integers(0, 4, (items, patterns))
+    A[rng.integers(0, items, patterns), np.arange(patterns)] += 1  # every pattern cuts something
+    A[np.arange(items), rng.integers(0, patterns, items)] += 1  # every item is cut by some pattern
+    d = rng.integers(5, 60, items)
+    m = pyo.ConcreteModel()
+    m.P, m.I = pyo.RangeSet(0, patterns - 1), pyo.RangeSet(0, items - 1)
+    m.c = pyo.Param(m.P, mutable=True, initialize=1.0)
+    m.x = pyo.Var(m.P, domain=pyo.NonNegativeIntegers)
+    m.demand = pyo.Constraint(m.I, rule=lambda m, i: sum(int(A[i, q]) * m.x[q] for q in m.P) >= int(d[i]))
+    m.obj = pyo.Objective(expr=sum(m.c[q] * m.x[q] for q in m.P), sense=pyo.minimize)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    C = rng.uniform(0.5, 3.0, (3, patterns))
+    ref = [milp(c, constraints=LinearConstraint(A, d, np.inf), integrality=np.ones(patterns),
+                bounds=Bounds(0, np.inf)).fun for c in C]  # fmt: skip
+    for solver in ("auto", "highs", "gurobi"):
+        if not ldopt.solvers.availability(p.compiled, solver).ok:
+            continue  # gurobipy missing or unlicensed here
+        s = p.solve(C, solver=solver)
+        assert (s.status == "optimal").all(), (solver, s.status)
+        np.testing.assert_allclose(s.objective, ref, rtol=1e-9, atol=1e-6)
+        assert p.violation(s.x).max() <= 1e-6
 
 
 def test_violated_constant_constraint():

@@ -226,7 +226,7 @@ def test_a_block_gets_the_bounds_that_the_model_implies():
     np.testing.assert_allclose(dec.blocks[0].compiled.var_ub, [np.inf, 4.0], rtol=1e-13)
     np.testing.assert_allclose(dec.blocks[1].compiled.var_ub, [4.0, np.inf], rtol=1e-13)
     assert dec.blocks[0].compiled.var_ub[1] >= 4.0 and dec.blocks[1].compiled.var_ub[0] >= 4.0
-    assert "bounds implied by the model: x[1] ≤ 4 (from row 'r1')" in dec.describe()
+    assert "bounds added to the block: x[1] ≤ 4 (from row 'r1')" in dec.describe()
     assert p.compiled.var_ub.tolist() == [np.inf, np.inf]  # the problem itself is unchanged
     costs = np.array([[1.0, 2.0], [3.0, -1.0]])
     opt = p.solve(costs, solver="highs").objective

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from models import linear_model
 
 import ldopt
-from ldopt.model.implied_bounds import _propagate, implied_bounds
+from ldopt.model.implied_bounds import implied_bounds, propagate
 
 
 @settings(max_examples=40, deadline=None)
@@ -24,7 +24,7 @@ def test_propagated_bounds_contain_the_lp_relaxation(seed, k, n):
     lb = np.where(rng.random(n) < 0.5, 0.0, -rng.integers(0, 3, n).astype(float))
     model = linear_model(A, lo, hi, lb, np.full(n, np.inf), domain=pyo.Reals)
     cm = ldopt.Problem.from_pyomo(model, model.c).compiled
-    found = _propagate(cm)
+    found = propagate(cm)
     assert found.conflict is None  # x = 0 is feasible when every lb ≤ 0
     lo_b, hi_b, src_lo, src_hi = found.lb, found.ub, found.src_lb, found.src_ub
     assert (hi_b <= cm.var_ub).all() and (lo_b >= cm.var_lb).all()  # only ever tightened

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 import ldopt
 from ldopt.decomposition.user_oracles import OracleMismatch, check_oracle
 from ldopt.evaluate.regret import Optima, integral_bounds, report
-from ldopt.model.implied_bounds import _propagate
+from ldopt.model.implied_bounds import propagate
 from ldopt.oracles import Oracle
 from ldopt.problems import cvrp, cvrp_oracle, cvrp_routes, knapsack
 from ldopt.runtime import jit
@@ -136,7 +136,7 @@ def test_every_propagated_bound_holds_a_point_that_meets_the_rows(case):
         return
     cm = p.compiled
     assert (cm.var_lb <= x).all() and (x <= cm.var_ub).all(), (cm.var_lb, x, cm.var_ub)
-    found = _propagate(cm)
+    found = propagate(cm)
     assert found.conflict is None
     assert (found.lb <= x).all() and (x <= found.ub).all(), (found.lb, x, found.ub)
 
@@ -205,7 +205,7 @@ def test_propagation_that_overflows_gives_no_bound_rather_than_a_refusal():
     m.o = pyo.Objective(expr=sum(m.c[i] * m.x[i] for i in m.I), sense=pyo.maximize)
     p = ldopt.Problem.from_pyomo(m, m.c)
     assert p.compiled.var_ub[2] >= 1e308 and np.isfinite(p.compiled.var_ub[2])
-    assert _propagate(p.compiled).conflict is None
+    assert propagate(p.compiled).conflict is None
 
 
 def _infeasible_model(integer: bool):

@@ -38,7 +38,8 @@ from ldopt.decomposition.grouping import unbounded_sides
 from ldopt.decomposition.user_oracles import attach, checked_argmax, label
 from ldopt.errors import DecompositionError, SolverUnavailableError
 from ldopt.model.compiled import CompiledModel
-from ldopt.model.implied_bounds import InferredBound, implied_or_refused, listing, with_bounds
+from ldopt.model.implied_bounds import InferredBound, implied_bounds, listing, with_bounds
+from ldopt.model.optimal_bounds import optimal_bounds
 from ldopt.model.problem import Problem
 from ldopt.model.pyomo_build import linear_objective_model
 from ldopt.oracles import fit_oracle
@@ -275,7 +276,8 @@ class Blocks:
 
     def _bound_blocks(self) -> None:
         """Give every block that leaves a variable unbounded the bounds the whole model implies
-        for it (`ldopt.model.implied_bounds`); refuse a variable the whole model leaves unbounded."""
+        for it (`ldopt.model.implied_bounds`), else those every optimum meets
+        (`ldopt.model.optimal_bounds`); refuse a variable that neither bounds."""
         needs = {b.index: unbounded_sides(b.compiled) for b in self.blocks}
         wanted = sorted({side for sides in needs.values() for side in sides})
         if not wanted:
@@ -285,10 +287,16 @@ class Blocks:
         def refuse(j: int, where: str) -> DecompositionError:
             return DecompositionError(
                 f"variable '{cm.var_names[j]}' is unbounded {where} in the whole model (its LP relaxation), so "
-                "no block can bound it; give it a finite bound or a row that bounds it"
+                "no block can bound it; give it a bound that every optimal solution meets or a row that bounds it, "
+                f"e.g. model.{cm.var_names[j]}.set{'ub' if where == 'above' else 'lb'}(...)"
             )
 
-        found = implied_or_refused(cm, wanted, refuse)
+        found = {(ib.var, ib.side): ib for ib in implied_bounds(cm, wanted)}
+        open_sides = [s for s in wanted if s not in found]  # unbounded in the model: bounded at an optimum?
+        found |= {(ib.var, ib.side): ib for ib in optimal_bounds(cm, open_sides)}
+        for j, side in wanted:
+            if (j, side) not in found:
+                raise refuse(j, "above" if side == "upper" else "below")
         for k, sides in needs.items():
             if not sides:
                 continue

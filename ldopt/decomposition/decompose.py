@@ -37,8 +37,10 @@ def decompose(problem: Problem, blocks: Any = None, *, oracles: Any = None) -> D
     """Decompose ``problem`` into constraint blocks (see `ldopt.decomposition.blocks`).
 
     A block that leaves a variable unbounded gets the bounds the whole model implies for it
-    (`ldopt.model.implied_bounds`; ``dec.describe()`` lists them); a variable the whole model leaves
-    unbounded is refused.
+    (`ldopt.model.implied_bounds`), else, for a variable the whole model leaves unbounded, the bound
+    every optimum meets where its fixed cost penalises it (`ldopt.model.optimal_bounds`: a
+    penalised slack, an unmet demand); ``dec.describe()`` lists them with their sources. A variable
+    that neither bounds is refused, named, with the fix.
 
     Parameters
     ----------

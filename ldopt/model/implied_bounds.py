@@ -13,19 +13,20 @@ them, the bounds the model implies:
    row (a valid bound on every feasible point, integer or not).
 
 A variable that the LP relaxation leaves unbounded is unbounded in the model itself; the
-decomposer refuses it, naming it.
+decomposer then looks for a bound every optimum meets (`ldopt.model.optimal_bounds`), else
+refuses it, naming it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from ldopt.errors import InfeasibleModelError, LdoptError, VariableError
+from ldopt.errors import InfeasibleModelError
 from ldopt.model.compiled import CompiledModel
 from ldopt.solvers.base import INFEASIBLE, OPTIMAL, Session, SolverOptions
 from ldopt.solvers.registry import open_session
@@ -38,8 +39,9 @@ _LP_TOL = 1e-6  # an LP solver's feasibility tolerance: its x_j may be short of 
 
 @dataclass(frozen=True)
 class InferredBound:
-    """A bound the model implies for a variable it declares unbounded: ``side`` is ``"lower"`` or
-    ``"upper"``; ``source`` the row it was propagated from, or ``"LP relaxation"``."""
+    """A bound added for a variable the model declares unbounded: ``side`` is ``"lower"`` or
+    ``"upper"``; ``source`` the row it was propagated from, the LP relaxation, or (for a bound
+    every optimum meets, `ldopt.model.optimal_bounds`) why no optimum lies beyond it."""
 
     var: int
     name: str
@@ -53,9 +55,10 @@ class InferredBound:
 
 
 def listing(bounds: list[InferredBound]) -> str:
-    """``"bounds implied by the model: …"``, the first three and a count, as reports show them."""
+    """``"bounds added to the block: …"``, the first three and a count, as reports show them (each
+    with where it comes from: a row, the LP relaxation, or every optimum)."""
     more = f", … ({len(bounds)} bounds)" if len(bounds) > 3 else ""
-    return f"bounds implied by the model: {', '.join(map(str, bounds[:3]))}{more}"
+    return f"bounds added to the block: {', '.join(map(str, bounds[:3]))}{more}"
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,7 @@ class Propagated:
         )
 
 
-def _propagate(cm: CompiledModel) -> Propagated:
+def propagate(cm: CompiledModel) -> Propagated:
     """Bounds by propagation over the linear rows, each valid for the exact rows despite rounding.
 
     A candidate ``(side − Σ_{i≠j} a_i x_i) / a_j`` is computed in floating point, which cancels
@@ -197,7 +200,7 @@ def implied_bounds(cm: CompiledModel, needed: list[tuple[int, str]]) -> list[Inf
     each declared infinite): by propagation where it finds one, else by the LP relaxation; sides
     the model leaves unbounded are left out (the caller refuses them). Raises
     [`InfeasibleModelError`][ldopt.errors.InfeasibleModelError] where the model has no point."""
-    found = _propagate(cm)
+    found = propagate(cm)
     if found.conflict is not None:
         raise InfeasibleModelError(found.conflict_message(cm))
     lb, ub, src_lb, src_ub = found.lb, found.ub, found.src_lb, found.src_ub
@@ -218,18 +221,6 @@ def implied_bounds(cm: CompiledModel, needed: list[tuple[int, str]]) -> list[Inf
     return out
 
 
-def implied_or_refused(
-    cm: CompiledModel, needed: list[tuple[int, str]], refuse: Callable[[int, str], LdoptError]
-) -> dict[tuple[int, str], InferredBound]:
-    """`implied_bounds()` of the sides ``needed``, by side; ``refuse(j, "above" | "below")`` is
-    raised for the first side that the whole model leaves unbounded."""
-    found = {(ib.var, ib.side): ib for ib in implied_bounds(cm, needed)}
-    for j, side in needed:
-        if (j, side) not in found:
-            raise refuse(j, "above" if side == "upper" else "below")
-    return found
-
-
 def with_bounds(cm: CompiledModel, bounds: Iterable[InferredBound], **changes: Any) -> CompiledModel:
     """``cm`` with the inferred ``bounds`` written into its variable bounds (and ``changes``)."""
     lb, ub = cm.var_lb.copy(), cm.var_ub.copy()
@@ -240,8 +231,9 @@ def with_bounds(cm: CompiledModel, bounds: Iterable[InferredBound], **changes: A
 
 def bound_integers(cm: CompiledModel) -> CompiledModel:
     """``cm`` with every infinite bound of an integer variable replaced by the one its rows imply
-    (`implied_bounds()`; recorded in ``cm.implied``), or a ``VariableError`` naming a variable
-    that the whole model leaves unbounded."""
+    (`implied_bounds()`; recorded in ``cm.implied``). A side that the whole model leaves unbounded
+    stays infinite: the solvers do not need it (HiGHS and Gurobi solve the model as written), and a
+    decomposition or an oracle that does asks for it where it needs it."""
     needed = [
         (int(j), side)
         for j in np.flatnonzero(cm.var_type != "C")
@@ -250,13 +242,5 @@ def bound_integers(cm: CompiledModel) -> CompiledModel:
     ]
     if not needed:
         return cm
-
-    def refuse(j: int, where: str) -> LdoptError:
-        return VariableError(
-            f"integer variable '{cm.var_names[j]}' is unbounded {where} in the whole model "
-            f"(bounds=({cm.var_lb[j]}, {cm.var_ub[j]}) and no row bounds it); give it finite bounds, "
-            "e.g. Var(..., bounds=(0, 10))"
-        )
-
-    found = implied_or_refused(cm, needed, refuse)
+    found = {(ib.var, ib.side): ib for ib in implied_bounds(cm, needed)}
     return with_bounds(cm, found.values(), implied=tuple(found.values()))

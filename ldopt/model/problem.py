@@ -65,7 +65,8 @@ class Problem:
         model
             A Pyomo ``ConcreteModel`` (an ``AbstractModel`` instantiated first): one active
             objective linear in the variables with coefficients affine in ``cost``; linear or convex
-            quadratic constraints; integer variables with finite bounds. Apply ``gdp.bigm`` or
+            quadratic constraints; integer variables (a bound nothing gives stays infinite: the
+            solvers do not need it, ``ldopt.decompose`` asks for it). Apply ``gdp.bigm`` or
             ``gdp.hull`` to disjunctions and ``core.logical_to_linear`` to logical constraints first.
         cost
             The mutable ``Param`` of ``model`` that varies per instance (e.g. ``model.c``); it may
