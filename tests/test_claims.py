@@ -283,6 +283,20 @@ def test_the_portfolio_risk_block_figures_are_the_benchmarks():
         assert want in scale, f"docs/scale.md should say {want!r}"
 
 
+def test_the_assignment_oracle_figures_are_the_benchmark():
+    """``docs/results.md``'s assignment-block figures are ``assignment/assignment.json``'s
+    (``bench_assignment.py``), and the oracle stays within 3× of SciPy called directly there."""
+    runs = {r["n"]: r for r in json.loads((RESULTS / "assignment" / "assignment.json").read_text())}
+    small, mid, big = (runs[n] for n in (20, 50, 100))
+    text = " ".join(README.split())
+    for want in (
+        f"the oracle {small['oracle_ms']:.3f} / {mid['oracle_ms']:.3f} / {big['oracle_ms']:.3f} ms an instance",
+        f"against {small['highs_ms']:.1f} / {mid['highs_ms']:.1f} / {big['highs_ms']:.1f} ms for the block on HiGHS",
+    ):
+        assert want in text, f"docs/results.md should say {want!r}"
+    assert all(r["oracle_ms"] <= 3 * r["direct_ms"] for r in runs.values())
+
+
 def test_the_readme_shows_exactly_the_table_the_main_job_printed():
     """The main job's first table (regret, best and last epoch: what its epoch budget makes the
     same on every machine) is pasted into the README as ``benchmarks/results/main_job`` holds it."""

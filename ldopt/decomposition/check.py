@@ -33,7 +33,11 @@ def why_no_oracle(block: Block) -> str:
     on = np.unique(np.concatenate([r.index for r in rows])) if rows else np.zeros(0, dtype=int)
     integer = (cm.var_type[on] != "C").any() if len(on) else False
     if len(rows) > 2 or (len(rows) == 2 and len(quad) != 1):
-        return f"{len(rows)} rows: the oracles take one row, or one positive linear row with one quadratic row"
+        return (
+            f"{len(rows)} rows: the oracles take one row, one positive linear row with one quadratic row, "
+            "or assignment rows (Σ x = 1 or ≤ 1, unit coefficients, every variable in one row of each side, "
+            "bounds [0, 1])"
+        )
     if quad and integer:
         return "integer variables in a quadratic row"
     if len(rows) == 2:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ldopt.model.compiled import CompiledModel
+from ldopt.oracles.assignment import AssignmentOracle
 from ldopt.oracles.base import Oracle
 from ldopt.oracles.budget_quadratic import BudgetQuadraticOracle
 from ldopt.oracles.knapsack import KnapsackRowOracle
@@ -16,6 +17,7 @@ ORACLES: list[type[Oracle]] = [
     MixedRowOracle,
     QuadraticRowOracle,
     BudgetQuadraticOracle,
+    AssignmentOracle,
 ]
 
 
@@ -37,6 +39,7 @@ def fit_oracle(block: CompiledModel) -> Oracle | None:
 
 __all__ = [
     "ORACLES",
+    "AssignmentOracle",
     "BudgetQuadraticOracle",
     "KnapsackRowOracle",
     "LinearRowOracle",
