@@ -297,6 +297,19 @@ def test_the_assignment_oracle_figures_are_the_benchmark():
     assert all(r["oracle_ms"] <= 3 * r["direct_ms"] for r in runs.values())
 
 
+def test_the_unit_flow_oracle_figures_are_the_benchmark():
+    """``docs/results.md``'s shortest-path figures are ``unit_flow/unit_flow.json``'s (``bench_unit_flow.py``)."""
+    u = json.loads((RESULTS / "unit_flow" / "unit_flow.json").read_text())
+    mine, theirs = u["runs"]
+    text = " ".join(README.split())
+    for want in (
+        f"multipliers {mine['dual_s']:.3f} s against {theirs['dual_s']:.3f} s",
+        f"({theirs['dual_s'] / mine['dual_s']:.0f}×)",
+        f"{mine['train_s']:.2f} s against {theirs['train_s']:.2f} s ({theirs['train_s'] / mine['train_s']:.1f}×)",
+    ):
+        assert want in text, f"docs/results.md should say {want!r}"
+
+
 def test_the_readme_shows_exactly_the_table_the_main_job_printed():
     """The main job's first table (regret, best and last epoch: what its epoch budget makes the
     same on every machine) is pasted into the README as ``benchmarks/results/main_job`` holds it."""

@@ -35,8 +35,8 @@ def why_no_oracle(block: Block) -> str:
     if len(rows) > 2 or (len(rows) == 2 and len(quad) != 1):
         return (
             f"{len(rows)} rows: the oracles take one row, one positive linear row with one quadratic row, "
-            "or assignment rows (Σ x = 1 or ≤ 1, unit coefficients, every variable in one row of each side, "
-            "bounds [0, 1])"
+            "assignment rows (Σ x = 1 or ≤ 1, unit coefficients, every variable in one row of each side, "
+            "bounds [0, 1]), or a unit flow on an acyclic network (±1 conservation rows, one source, one sink)"
         )
     if quad and integer:
         return "integer variables in a quadratic row"

@@ -9,6 +9,7 @@ from ldopt.oracles.budget_quadratic import BudgetQuadraticOracle
 from ldopt.oracles.knapsack import KnapsackRowOracle
 from ldopt.oracles.linear_row import LinearRowOracle, MixedRowOracle
 from ldopt.oracles.quadratic import QuadraticRowOracle
+from ldopt.oracles.unit_flow import UnitFlowOracle
 
 # closed forms first: a cardinality row over integers is also a knapsack row, solved faster in closed form
 ORACLES: list[type[Oracle]] = [
@@ -18,6 +19,7 @@ ORACLES: list[type[Oracle]] = [
     QuadraticRowOracle,
     BudgetQuadraticOracle,
     AssignmentOracle,
+    UnitFlowOracle,
 ]
 
 
@@ -46,5 +48,6 @@ __all__ = [
     "MixedRowOracle",
     "Oracle",
     "QuadraticRowOracle",
+    "UnitFlowOracle",
     "fit_oracle",
 ]

@@ -93,8 +93,8 @@ class OracleBackend(Backend):
             return Availability(
                 False,
                 "no exact oracle fits this problem's rows (one knapsack, covering, flow or continuous row; "
-                "one convex quadratic row; one positive linear row with one convex quadratic row; or "
-                "assignment rows, Σ x = 1 or ≤ 1 over a bipartite graph); "
+                "one convex quadratic row; one positive linear row with one convex quadratic row; "
+                "assignment rows, Σ x = 1 or ≤ 1 over a bipartite graph; or a unit flow on an acyclic network); "
                 "use solver='auto' or a solver name",
             )
         return Availability(True)

@@ -1,0 +1,68 @@
+"""Network blocks at the speed of their own algorithm (issue 49): PyEPO's shortest path (5 × 5
+grid, degree 4) decomposed with ``blocks="component"`` — one block of every node's conservation
+row, which the unit-flow oracle solves as a longest path on the acyclic grid — against the same
+block on a solver (what ``"auto"`` chose before the oracle: Gurobi where licensed, else HiGHS),
+in one process on the same instances.
+
+Times the training set's multipliers (``LDDataset`` with the defaults but the solver) and five
+epochs of LD(SPO+, static, L1) (``LDLoss(..., solver=)``), checks that the bounds agree, and
+prints the ratios (target: ≥ 10×); saves ``benchmarks/results/unit_flow/unit_flow.json``.
+
+    python benchmarks/bench_unit_flow.py                 # 200 training instances
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+import ldopt
+import ldopt_torch as lt
+from ldopt.solvers.registry import backend
+
+OUT = Path(__file__).parent / "results" / "unit_flow" / "unit_flow.json"
+
+
+def _run(dec: ldopt.Decomposition, F: np.ndarray, C: np.ndarray, solver: str, epochs: int) -> dict:
+    t0 = time.perf_counter()
+    data = lt.LDDataset(dec, F, C, lt.DEFAULTS.dual.merged(solver=solver), progress=False)
+    dual_s = time.perf_counter() - t0
+    torch.manual_seed(0)
+    model = torch.nn.Linear(F.shape[1], dec.problem.num_costs)
+    loss = lt.LDLoss(dec, "spo+", "L1", solver=solver)
+    t0 = time.perf_counter()
+    lt.fit(model, data, loss, epochs=epochs, seed=0, progress=False)
+    return dict(solver=solver, dual_s=dual_s, train_s=time.perf_counter() - t0, bound=data.bound.tolist())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--instances", type=int, default=200)
+    ap.add_argument("--epochs", type=int, default=20)
+    a = ap.parse_args()
+    inst = ldopt.problems.family("shortest_path").instances(a.instances, deg=4, seed=0)
+    p = inst.problem()
+    dec = ldopt.decompose(p, "component")
+    print(dec.describe())
+    before = "gurobi" if backend("gurobi").installed().ok else "highs"
+    F = (inst.features - inst.features.mean(0)) / inst.features.std(0)
+    _run(dec, F[:16], inst.costs[:16], "auto", 1)  # warm: torch's first steps, numba's compilation
+    rows = [_run(dec, F, inst.costs, s, a.epochs) for s in ("auto", before)]
+    mine, theirs = rows
+    np.testing.assert_allclose(mine["bound"], theirs["bound"], rtol=1e-7, atol=1e-7)
+    for r in rows:
+        print(f"{r['solver']:7s}: multipliers {r['dual_s']:7.2f} s, {a.epochs} epochs {r['train_s']:7.2f} s")
+    ratio_dual, ratio_train = theirs["dual_s"] / mine["dual_s"], theirs["train_s"] / mine["train_s"]
+    print(f"the oracle: {ratio_dual:.0f}× faster multipliers, {ratio_train:.0f}× faster training, same bounds")
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    summary = [{k: v for k, v in r.items() if k != "bound"} for r in rows]
+    OUT.write_text(json.dumps(dict(instances=a.instances, epochs=a.epochs, runs=summary), indent=1))
+
+
+if __name__ == "__main__":
+    main()
