@@ -4,7 +4,7 @@ generation for the master rule (``solve_dual`` splits the instances into chunks)
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -155,7 +155,7 @@ def _master_chunk(
     if warm is not None:  # the kept multipliers as shared ones (projected onto Σ_k λ_k = q there)
         start = warm[:, 0] if settings.mode == "independent" else warm
     runs = m if settings.mode == "independent" else 1
-    smoothing = settings.step.smoothing if isinstance(settings.step, Master) else Master().smoothing
+    smoothing = cast(Master, settings.rule).smoothing  # solve_chunk sends only the master's settings here
     run = column_generation(
         dec, q, solvers, iterations=settings.iterations, tol=settings.tol, smoothing=smoothing,
         deadline=deadline, start=start, bar=bar, bar_step=runs,

@@ -144,8 +144,7 @@ class AssignmentOracle(Oracle):
 
     def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         lam = np.asarray(lam, dtype=float)
-        tie = np.where(np.isfinite(self.lb), self.lb, self.ub)
-        x = np.where(lam > 0, self.ub, np.where(lam < 0, self.lb, tie))
+        x = np.where(lam > 0, self.ub, self.lb)  # off-row variables: best bound (fit requires finite bounds)
         x[:, self.on] = 0.0
         L, R = self.var_of.shape
         ei, ej = self.edges

@@ -158,8 +158,7 @@ class UnitFlowOracle(Oracle):
     def argmax(self, lam: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         lam = np.asarray(lam, dtype=float)
         B = len(lam)
-        tie = np.where(np.isfinite(self.lb), self.lb, self.ub)
-        x = np.where(lam > 0, self.ub, np.where(lam < 0, self.lb, tie))
+        x = np.where(lam > 0, self.ub, self.lb)  # off-row variables: best bound (fit requires finite bounds)
         x[:, self.arcs] = 0.0
         w = np.concatenate([lam[:, self.arcs], np.full((B, 1), -np.inf)], axis=1)  # (B, arcs + padding)
         value = np.full((B, len(self.order)), -np.inf)
