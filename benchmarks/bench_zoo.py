@@ -2,8 +2,9 @@
 families: how far each rule's bound stays from the exact Lagrangian bound ``LD*``
 (``ldopt.lagrangian_bound``), and its time, over the same instances.
 
-Usage: ``python benchmarks/bench_zoo.py [--instances 8] [--out benchmarks/results/zoo]``; prints a
-table and writes ``dual_steps.json``. Times are this machine's; the gaps do not depend on it.
+Usage: ``python benchmarks/bench_zoo.py [--instances 8] [--out benchmarks/results/zoo] [--models NAME
+...]``; prints a table and writes ``dual_steps.json`` (with ``--models``, only those rows are measured
+again, the others kept from the saved file). Times are this machine's; the gaps do not depend on it.
 """
 
 from __future__ import annotations
@@ -51,9 +52,26 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--instances", type=int, default=8)
     ap.add_argument("--out", default="benchmarks/results/zoo")
+    ap.add_argument(
+        "--models",
+        nargs="+",
+        choices=[*ZOO, *FAMILIES],
+        help="measure only these, keeping the saved rows of the others",
+    )
     a = ap.parse_args()
-    rows = [measure(name, z.family().instances(a.instances, deg=2, seed=1)) for name, z in ZOO.items()]
-    rows += [measure(name, family(name).instances(a.instances, size, deg=2, seed=1)) for name, size in FAMILIES.items()]
+    out = Path(a.out)
+    kept = {}
+    if a.models and (out / "dual_steps.json").exists():
+        saved = json.loads((out / "dual_steps.json").read_text())
+        if saved["instances"] != a.instances:
+            ap.error(f"--models: the saved rows are of {saved['instances']} instances, not {a.instances}")
+        kept = {r["model"]: r for r in saved["rows"]}
+
+    def row(name: str, inst: ldopt.problems.Instances) -> dict:
+        return measure(name, inst) if not a.models or name in a.models or name not in kept else kept[name]
+
+    rows = [row(name, z.family().instances(a.instances, deg=2, seed=1)) for name, z in ZOO.items()]
+    rows += [row(name, family(name).instances(a.instances, size, deg=2, seed=1)) for name, size in FAMILIES.items()]
     print("| model | vars | rows | bounds inferred | polyak: gap to LD* (s) | auto: rule, gap (s) |")
     print("|---|---|---|---|---|---|")
     for r in rows:
@@ -63,7 +81,6 @@ def main() -> None:
         )
     worse = [r["model"] for r in rows if r["auto_gap"] > r["polyak_gap"] + 1e-9]
     print(f"auto's bound is at least as close to LD* as polyak's on {len(rows) - len(worse)} of {len(rows)} models")
-    out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     write_text(out / "dual_steps.json", json.dumps(dict(instances=a.instances, rows=rows), indent=1))
 

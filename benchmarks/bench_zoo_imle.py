@@ -34,7 +34,7 @@ def main() -> None:
     a = arguments(__doc__)
     print("| model | MSE | " + " | ".join(SETTINGS) + " |", flush=True)
     rows = []
-    for case in cases((a.train, a.val, 200)):
+    for case in cases((a.train, a.val, 200), a.models):
         rows.append(measure(case, a.epochs, a.seed))
         r = rows[-1]
         print(f"| {case.name} | {r['mse']:.2f} | " + " | ".join(f"{r[k]:.2f}" for k in SETTINGS) + " |", flush=True)

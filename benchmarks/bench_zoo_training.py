@@ -7,9 +7,11 @@ mean). For the defaults, whether LD beat its start on validation and by how many
 of the per-instance differences (``FitResult.improvement_t``). Each training validates on its
 own ``Validator`` (the optima shared, no decisions carried from one training to the next).
 
-Usage: ``python benchmarks/bench_zoo_training.py [--train 200] [--val 50] [--epochs 100] [--seed 0]``;
-prints a table and writes ``benchmarks/results/zoo/training.json`` (``training_val<N>.json`` with
-``--val N``; the instances after the training and validation ones are the test set). Epoch budgets
+Usage: ``python benchmarks/bench_zoo_training.py [--train 200] [--val 50] [--epochs 100] [--seed 0]
+[--models NAME ...] [--file NAME.json]``; prints a table and writes
+``benchmarks/results/zoo/training.json`` (``training_val<N>.json`` with ``--val N``; the instances
+after the training and validation ones are the test set). A model whose cost Param declares a
+domain (the costs' sign) predicts through a softplus, so its predictions stay in it. Epoch budgets
 with early stopping (validated every 5 epochs, patience 4): the regrets do not depend on the
 machine's load.
 """
@@ -37,7 +39,9 @@ FAMILIES = {"shortest_path": 4, "facility": 6, "set_cover": 16, "lot_sizing": 2,
 
 def _train(data, loss, val, mode: str, epochs: int, seed: int, outputs: int, preset) -> lt.FitResult:
     torch.manual_seed(seed)
-    model = torch.nn.Linear(data.num_features, outputs)
+    model: torch.nn.Module = torch.nn.Linear(data.num_features, outputs)
+    if data.problem.compiled.declares_costs:  # the costs' declared domain: the predictions stay in it
+        model = torch.nn.Sequential(model, torch.nn.Softplus())
     schedule = lt.Schedule(patience=4, eval_every=5)
     return lt.fit(
         model,
@@ -87,12 +91,15 @@ class Case:
         return self.regret(fitted.model)
 
 
-def cases(n: tuple[int, int, int]) -> Iterator[Case]:
-    """The zoo's models and the families, one after the other (degree 4, data seed 42)."""
+def cases(n: tuple[int, int, int], models: list[str] | None = None) -> Iterator[Case]:
+    """The zoo's models and the families, one after the other (degree 4, data seed 42); only
+    ``models`` where given."""
     for name, z in ZOO.items():
-        yield Case(name, z.family().instances(sum(n), None, deg=4, seed=42), n)
+        if models is None or name in models:
+            yield Case(name, z.family().instances(sum(n), None, deg=4, seed=42), n)
     for name, size in FAMILIES.items():
-        yield Case(name, family(name).instances(sum(n), size, deg=4, seed=42), n)
+        if models is None or name in models:
+            yield Case(name, family(name).instances(sum(n), size, deg=4, seed=42), n)
 
 
 def arguments(doc: str | None) -> argparse.Namespace:
@@ -103,6 +110,8 @@ def arguments(doc: str | None) -> argparse.Namespace:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--val", type=int, default=VAL, help=f"validation instances (<name>_val<N>.json unless {VAL})")
     ap.add_argument("--out", default="benchmarks/results/zoo")
+    ap.add_argument("--models", nargs="+", choices=[*ZOO, *FAMILIES], help="only these models (default: all)")
+    ap.add_argument("--file", help="the results file's name (default: the benchmark's own)")
     return ap.parse_args()
 
 
@@ -111,6 +120,7 @@ def save(a: argparse.Namespace, name: str, rows: list[dict]) -> None:
     with the run's settings."""
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
+    name = a.file or name
     settings = dict(train=a.train, epochs=a.epochs, seed=a.seed)
     if a.val != VAL:
         name, settings["val"] = f"{Path(name).stem}_val{a.val}.json", a.val
@@ -143,7 +153,7 @@ def main() -> None:
     rows = []
     head = "| model | constant | MSE | LD paper | LD symmetric | LD defaults | LD beat its start (t) | start |"
     print(head, flush=True)
-    for case in cases((a.train, a.val, 200)):
+    for case in cases((a.train, a.val, 200), a.models):
         rows.append(measure(case, a.epochs, a.seed))
         r = rows[-1]
         cells = " | ".join(f"{r[k]:.2f}" for k in ("constant", "mse", "ld_paper", "ld_symmetric", "ld_default"))

@@ -23,7 +23,20 @@ Solutions of Sandia, LLC):
 * ``max_flow`` — ``examples/doc/samples/case_studies/max_flow/MaxFlow`` (its data; the flow into
   the sink weighed per arc);
 * ``multi_commodity`` and ``fixed_charge`` — the AMPL book's ``multi`` and ``multmip3``
-  (``examples/pyomo/amplbook2``; ``ldopt_experiments.zoo_ampl``).
+  (``examples/pyomo/amplbook2``; ``ldopt_experiments.zoo_ampl``);
+* ``cutting_stock`` — ``examples/pyomo/columngeneration/cutting_stock.py`` (its data, from
+  Wikipedia's cutting-stock article): the master problem in whole rolls, as its last step solves
+  it, over every maximal pattern (the columns its generation draws from) rather than those
+  generated; each pattern's roll priced by a cost declared non-negative;
+* ``lot_sizing_backlog`` — ``examples/pyomobook/blocks-ch/lotsizing.py`` (its data; the setup
+  cost per period, declared non-negative);
+* ``jobshop`` — ``examples/gdp/jobshop-nodisjuncts.py`` with ``jobshop.dat`` (after GAMS's
+  ``logmip4``): the makespan, plus each job's completion time weighted by a cost (``1/7`` as
+  given), declared non-negative;
+* ``sched`` — ``examples/doc/samples/comparisons/sched/pyomo`` (its data; the values ``amt``).
+
+The bounds a model leaves to its optimum come from the costs' declared sign
+(`ldopt.model.optimal_bounds`); nothing is added by hand.
 """
 
 from __future__ import annotations
@@ -41,9 +54,10 @@ from ldopt.problems.cost_map import polynomial
 from .zoo_ampl import fixed_charge, multi_commodity
 
 
-def _cost_param(m: pyo.ConcreteModel, index: object, base: dict) -> None:
-    """``m.c``: the author's cost coefficients as a mutable Param over ``index``."""
-    m.c = pyo.Param(index, mutable=True, initialize=base)
+def _cost_param(m: pyo.ConcreteModel, index: object, base: dict, within: object = pyo.Any) -> None:
+    """``m.c``: the author's cost coefficients as a mutable Param over ``index`` (``within``: the
+    costs' declared domain, where the model's bounds at an optimum need their sign)."""
+    m.c = pyo.Param(index, mutable=True, initialize=base, within=within)
 
 
 def transportation() -> pyo.ConcreteModel:
@@ -235,6 +249,142 @@ def max_flow() -> pyo.ConcreteModel:
     return m
 
 
+def cutting_stock() -> pyo.ConcreteModel:
+    """Whole master rolls of width 5600 cut into 13 widths to meet their demands, one count per
+    cutting pattern, each pattern priced by its cost (min, integer counts that only an optimum
+    bounds: the costs are declared non-negative). The patterns are the example's: one per width
+    (as many as fit), then those its column generation adds (`_generated_patterns`)."""
+    demand = {
+        1380: 22, 1520: 25, 1560: 12, 1710: 14, 1820: 18, 1880: 18, 1930: 20,
+        2000: 10, 2050: 12, 2100: 14, 2140: 16, 2150: 18, 2200: 20,
+    }  # fmt: skip
+    widths, roll = list(demand), 5600
+    patterns = _generated_patterns(widths, [demand[w] for w in widths], roll)
+    m = pyo.ConcreteModel()
+    m.P = pyo.RangeSet(0, len(patterns) - 1)
+    _cost_param(m, m.P, dict.fromkeys(m.P, 1.0), within=pyo.NonNegativeReals)
+    m.pattern = pyo.Var(m.P, domain=pyo.NonNegativeIntegers)
+    m.obj = pyo.Objective(expr=sum(m.c[p] * m.pattern[p] for p in m.P))
+    m.demand = pyo.Constraint(
+        widths, rule=lambda m, w: sum(int(patterns[p][widths.index(w)]) * m.pattern[p] for p in m.P) >= demand[w]
+    )
+    return m
+
+
+def _generated_patterns(widths: list[int], demand: list[int], roll: int, rounds: int = 30) -> np.ndarray:
+    """The example's column generation (Bradley, Hax and Magnanti, §12.8): from one pattern per
+    width, solve the master LP (SciPy's HiGHS), price the widths by its duals and add the pattern
+    worth most (an integer knapsack, solved exactly by dynamic programming over the roll's width)
+    while it is worth more than a roll, at most ``rounds`` times. Patterns ``(P, widths)``."""
+    from scipy.optimize import linprog  # noqa: PLC0415
+
+    n = len(widths)
+    patterns = [np.eye(n, dtype=int)[i] * (roll // w) for i, w in enumerate(widths)]
+    for _ in range(rounds):
+        A = np.array(patterns).T
+        lp = linprog(np.ones(len(patterns)), A_ub=-A, b_ub=-np.array(demand, float), method="highs")
+        price = -lp.ineqlin.marginals  # the duals of the demand rows, ≥ 0
+        best = np.zeros(roll + 1)  # best[r]: the most a pattern of width ≤ r is worth (unbounded knapsack)
+        choice = np.full(roll + 1, -1)  # the width cut last at r, or -1: r's best is (r − 1)'s
+        for r in range(1, roll + 1):
+            best[r] = best[r - 1]
+            for i, w in enumerate(widths):
+                if w <= r and best[r - w] + price[i] > best[r] + 1e-12:
+                    best[r], choice[r] = best[r - w] + price[i], i
+        if best[roll] <= 1 + 1e-9:
+            break
+        new, r = np.zeros(n, dtype=int), roll
+        while r > 0:
+            if choice[r] < 0:
+                r -= 1
+            else:
+                new[choice[r]] += 1
+                r -= widths[choice[r]]
+        patterns.append(new)
+    return np.array(patterns)
+
+
+def lot_sizing_backlog() -> pyo.ConcreteModel:
+    """Five periods of production under a setup and a capacity, an initial stock, and an
+    inventory that may go negative (backlog): held and short stock at fixed rates, each period's
+    setup priced by its cost (min, MIP; the stock and backlog have no upper bound)."""
+    i0, h_pos, h_neg, cap = 5.0, 0.7, 1.2, 5.0
+    d = {1: 5.0, 2: 7.0, 3: 6.2, 4: 3.1, 5: 1.7}
+    m = pyo.ConcreteModel()
+    m.T = pyo.RangeSet(5)
+    _cost_param(m, m.T, dict.fromkeys(m.T, 4.6), within=pyo.NonNegativeReals)
+    m.y = pyo.Var(m.T, domain=pyo.Binary)
+    m.x = pyo.Var(m.T, domain=pyo.NonNegativeReals)
+    m.i = pyo.Var(m.T)
+    m.i_pos = pyo.Var(m.T, domain=pyo.NonNegativeReals)
+    m.i_neg = pyo.Var(m.T, domain=pyo.NonNegativeReals)
+    m.inventory = pyo.Constraint(m.T, rule=lambda m, t: m.i[t] == (i0 if t == 1 else m.i[t - 1]) + m.x[t] - d[t])
+    m.pos_neg = pyo.Constraint(m.T, rule=lambda m, t: m.i[t] == m.i_pos[t] - m.i_neg[t])
+    m.prod_indicator = pyo.Constraint(m.T, rule=lambda m, t: m.x[t] <= cap * m.y[t])
+    m.obj = pyo.Objective(expr=sum(m.c[t] * m.y[t] + h_pos * m.i_pos[t] + h_neg * m.i_neg[t] for t in m.T))
+    return m
+
+
+def jobshop() -> pyo.ConcreteModel:
+    """Seven jobs through five stages with zero wait between stages, no two jobs at a stage at
+    once (a disjunction per clash, reformulated by Pyomo's ``gdp.bigm``): the makespan plus each
+    job's completion time weighted by its cost (min, MIP with start times; the makespan is free)."""
+    from pyomo.gdp import Disjunction  # noqa: PLC0415 - Pyomo's GDP extension, this model only
+
+    tau = {
+        ("A", 1): 3, ("A", 3): 5, ("A", 5): 2, ("B", 2): 3, ("B", 3): 4, ("B", 5): 3,
+        ("C", 1): 6, ("C", 2): 3, ("C", 4): 6, ("D", 2): 8, ("D", 3): 5, ("D", 4): 1,
+        ("E", 2): 4, ("E", 3): 6, ("E", 5): 2, ("F", 1): 2, ("F", 3): 5, ("F", 4): 7,
+        ("G", 2): 8, ("G", 4): 5, ("G", 5): 4,
+    }  # fmt: skip
+    jobs, stages = ["A", "B", "C", "D", "E", "F", "G"], [1, 2, 3, 4, 5]
+    horizon = sum(tau.values())
+
+    def before(j: str, s: int) -> int:  # the job's time in the stages before s
+        return sum(tau.get((j, k), 0) for k in stages if k < s)
+
+    m = pyo.ConcreteModel()
+    _cost_param(m, jobs, dict.fromkeys(jobs, 1.0 / len(jobs)), within=pyo.NonNegativeReals)
+    m.ms = pyo.Var()
+    m.t = pyo.Var(jobs, within=pyo.NonNegativeReals, bounds=(0, horizon))
+    clashes = [(i, k, s) for i in jobs for k in jobs for s in stages if i < k and (i, s) in tau and (k, s) in tau]
+    m.Feas = pyo.Constraint(jobs, rule=lambda m, i: m.ms >= m.t[i] + before(i, 6))
+    m.disj = Disjunction(
+        clashes,
+        rule=lambda m, i, k, s: [
+            m.t[i] + before(i, s) + tau[i, s] <= m.t[k] + before(k, s),
+            m.t[k] + before(k, s) + tau[k, s] <= m.t[i] + before(i, s),
+        ],
+    )
+    m.makespan = pyo.Objective(expr=m.ms + sum(m.c[j] * (m.t[j] + before(j, 6)) for j in jobs))
+    pyo.TransformationFactory("gdp.bigm").apply_to(m)
+    return m
+
+
+def sched() -> pyo.ConcreteModel:
+    """Four people each do one of five tasks in each of two slots; every task runs once, with
+    one to five people, in one of the slots' five rooms: the most valued people–task pairs (max,
+    binary, assignment rows)."""
+    tasks, people, slots = ["T1", "T2", "T3", "T4", "T5"], ["P1", "P2", "P3", "P4"], ["S1", "S2"]
+    amt = {"P1": (1, 0, 2, 0, 0), "P2": (0, 1, 2, 0, 0), "P3": (0, 0, 1, 2, 0), "P4": (0, 0, 0, 1, 2)}
+    m = pyo.ConcreteModel()
+    _cost_param(
+        m, [(t, p) for t in tasks for p in people], {(t, p): amt[p][tasks.index(t)] for t in tasks for p in people}
+    )
+    m.x = pyo.Var(tasks, people, slots, within=pyo.Binary)
+    m.xts = pyo.Var(tasks, slots, within=pyo.Binary)
+    m.xtp = pyo.Var(tasks, people, within=pyo.Binary)
+    m.rule1 = pyo.Constraint(tasks, slots, rule=lambda m, t, s: sum(m.x[t, p, s] for p in people) >= m.xts[t, s])
+    m.rule2 = pyo.Constraint(tasks, people, slots, rule=lambda m, t, p, s: m.x[t, p, s] <= m.xts[t, s])
+    m.rule3 = pyo.Constraint(tasks, people, rule=lambda m, t, p: sum(m.x[t, p, s] for s in slots) == m.xtp[t, p])
+    m.rule4 = pyo.Constraint(tasks, rule=lambda m, t: sum(m.xts[t, s] for s in slots) == 1)
+    m.rule5 = pyo.Constraint(tasks, rule=lambda m, t: (1, sum(m.xtp[t, p] for p in people), 5))
+    m.rule6 = pyo.Constraint(slots, rule=lambda m, s: sum(m.xts[t, s] for t in tasks) <= 5)
+    m.rule7 = pyo.Constraint(people, slots, rule=lambda m, p, s: sum(m.x[t, p, s] for t in tasks) == 1)
+    m.z = pyo.Objective(expr=sum(m.c[t, p] * m.xtp[t, p] for t in tasks for p in people), sense=pyo.maximize)
+    return m
+
+
 @dataclass(frozen=True)
 class ZooModel:
     """A model of the zoo: its builder and what it is."""
@@ -280,5 +430,11 @@ ZOO: dict[str, ZooModel] = {
         ZooModel("max_flow", max_flow, "Pyomo's max-flow case study (LP, maximisation)"),
         ZooModel("multi_commodity", multi_commodity, "the AMPL book's multi-commodity transportation (LP)"),
         ZooModel("fixed_charge", fixed_charge, "the AMPL book's fixed-charge multi-commodity routes (MIP)"),
+        ZooModel(
+            "cutting_stock", cutting_stock, "Pyomo's cutting stock, every maximal pattern (MIP, counts unbounded)"
+        ),
+        ZooModel("lot_sizing_backlog", lot_sizing_backlog, "the Pyomo book's lot sizing with backlog (MIP)"),
+        ZooModel("jobshop", jobshop, "Pyomo's GDP job shop with start times, big-M (MIP)"),
+        ZooModel("sched", sched, "Pyomo's people-task-slot schedule (binary, assignment rows)"),
     )
 }

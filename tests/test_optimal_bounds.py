@@ -120,7 +120,7 @@ def test_the_bounds_keep_the_optimum(seed, scale, integer):
     cm = p.compiled
     assume(propagate(cm).conflict is None)  # (nor here, for continuous ones)
     needed = [(j, "upper") for j in range(cm.num_vars) if not np.isfinite(cm.var_ub[j])]
-    found = optimal_bounds(cm, needed)
+    found = optimal_bounds(cm, needed).found
     assert {ib.var for ib in found} == {j for j, _ in needed}  # every penalised u is capped
     capped = ldopt.Problem(with_bounds(cm, found))
     C = rng.uniform(-4, 4, (4, p.num_costs)) * scale

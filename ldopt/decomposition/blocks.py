@@ -36,9 +36,17 @@ import scipy.sparse as sp
 
 from ldopt.decomposition.grouping import unbounded_sides
 from ldopt.decomposition.user_oracles import attach, checked_argmax, label
-from ldopt.errors import DecompositionError, SolverUnavailableError
+from ldopt.errors import DecompositionError, InputError, SolverUnavailableError
 from ldopt.model.compiled import CompiledModel
-from ldopt.model.implied_bounds import InferredBound, implied_bounds, listing, with_bounds
+from ldopt.model.implied_bounds import (
+    InferredBound,
+    domain_note,
+    held_for,
+    implied_bounds,
+    interval,
+    listing,
+    with_bounds,
+)
 from ldopt.model.optimal_bounds import optimal_bounds
 from ldopt.model.problem import Problem
 from ldopt.model.pyomo_build import linear_objective_model
@@ -284,19 +292,19 @@ class Blocks:
             return
         cm = self.problem.compiled
 
-        def refuse(j: int, where: str) -> DecompositionError:
-            return DecompositionError(
-                f"variable '{cm.var_names[j]}' is unbounded {where} in the whole model (its LP relaxation), so "
-                "no block can bound it; give it a bound that every optimal solution meets or a row that bounds it, "
-                f"e.g. model.{cm.var_names[j]}.set{'ub' if where == 'above' else 'lb'}(...)"
-            )
-
         found = {(ib.var, ib.side): ib for ib in implied_bounds(cm, wanted)}
         open_sides = [s for s in wanted if s not in found]  # unbounded in the model: bounded at an optimum?
-        found |= {(ib.var, ib.side): ib for ib in optimal_bounds(cm, open_sides)}
+        at_optimum = optimal_bounds(cm, open_sides)
+        found |= {(ib.var, ib.side): ib for ib in at_optimum.found}
         for j, side in wanted:
             if (j, side) not in found:
-                raise refuse(j, "above" if side == "upper" else "below")
+                where, call = ("above", "setub") if side == "upper" else ("below", "setlb")
+                raise DecompositionError(
+                    f"variable '{cm.var_names[j]}' is unbounded {where} in the whole model (its LP relaxation), so "
+                    f"no block can bound it, and no bound that an optimum meets was found: "
+                    f"{at_optimum.why_not[(j, side)]}; give it a bound that every optimal solution meets or a row "
+                    f"that bounds it, e.g. model.{cm.var_names[j]}.{call}(...)"
+                )
         for k, sides in needs.items():
             if not sides:
                 continue
@@ -316,6 +324,40 @@ class Blocks:
                 self.problem.compiled.fingerprint(), [b.rows for b in self.blocks], *([mine] if mine else [])
             )
         return self._key
+
+    @property
+    def cost_range(self) -> tuple[float, float] | None:
+        """The interval every cost must lie in for the bounds added to the blocks to hold (the cost
+        Param's declared domain, `ldopt.model.optimal_bounds`), or ``None`` where they hold for all costs."""
+        return held_for(ib for added in self.inferred.values() for ib in added)
+
+    def check_costs(self, costs: Any, name: str = "costs") -> np.ndarray:
+        """``costs`` as ``(B, num_costs)`` float64 (`Problem.check_costs`), refused where a cost lies
+        outside `cost_range`: the blocks' bounds, and so every bound and solution of this
+        decomposition, hold only inside it.
+
+        Parameters
+        ----------
+        costs
+            One cost vector or a batch.
+        name
+            The argument's name in error messages.
+        """
+        c, _ = self.problem.check_costs(costs, name)
+        if self.cost_range is None:
+            return c
+        lo, hi = self.cost_range
+        bad = (c < lo) | (c > hi)
+        if bad.any():
+            b, k = (int(i) for i in np.argwhere(bad)[0])
+            example = next(ib for added in self.inferred.values() for ib in added if ib.costs is not None)
+            raise InputError(
+                f"{name}: expected every cost in {interval(lo, hi)}, the cost Param's domain, got {c[b, k]:g} for "
+                f"{self.problem.cost_names[k]} of instance {b} ({int(bad.any(axis=1).sum())} of {len(c)} instances "
+                f"outside); the bounds added to the blocks hold only there (e.g. {example}): map the costs "
+                "(a model's predictions) into the domain, e.g. through a softplus for [0, inf)"
+            )
+        return c
 
     @property
     def num_blocks(self) -> int:
@@ -340,6 +382,7 @@ class Blocks:
         """One line per block: its rows, and the oracle (or solver) that ``solver`` gives it; then
         the bounds it was given because the model implies them (its own rows do not)."""
         lines = [f"{self!r}:"]
+        lines += domain_note(ib for added in self.inferred.values() for ib in added)
         for b, s in zip(self.blocks, self.block_solvers(solver), strict=True):
             lines.append(f"  block {b.index} [{b.describe()}] — {s.describe()}")
             if b.index in self.inferred:

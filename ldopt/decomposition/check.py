@@ -21,7 +21,7 @@ from ldopt.decomposition.decompose import Decomposition
 from ldopt.dual import DualSettings, lagrangian_bound, solve_dual
 from ldopt.dual.settings import EXACT, TRAINING
 from ldopt.dual.solve import lp_start_fits, resolve_settings
-from ldopt.model.implied_bounds import InferredBound, listing
+from ldopt.model.implied_bounds import InferredBound, domain_note, listing
 from ldopt.solvers.base import HAS_SOLUTION
 
 
@@ -120,6 +120,7 @@ class CheckReport:
 
     def __str__(self) -> str:
         lines = [f"{len(self.blocks)} blocks:"]
+        lines += domain_note(ib for b in self.blocks for ib in b.inferred)
         for b in self.blocks:
             why = f" (no exact oracle: {b.why})" if b.why else ""
             lines.append(f"  block {b.index} [{b.rows}] — {b.solver}{why}")
@@ -170,7 +171,7 @@ def check(
         time and memory per instance; ``LD*``.
     """
     checks.instance("dec", dec, Decomposition, "an ldopt.Decomposition (ldopt.decompose(problem))")
-    c, _ = dec.problem.check_costs(costs)
+    c = dec.check_costs(costs)
     time_limit = checks.positive("time_limit", time_limit, " (seconds)")
     blocks = []
     for b, s in zip(dec.blocks, dec.block_solvers("auto"), strict=True):

@@ -151,7 +151,7 @@ def lagrangian_bound(
         The bound (user's sense), its certificate, the multipliers and the per-instance counts.
     """
     checks.instance("dec", dec, Blocks, "an ldopt.Decomposition (ldopt.decompose(problem))")
-    c, _ = dec.problem.check_costs(costs)
+    c = dec.check_costs(costs)
     base = EXACT if settings is None else settings
     checks.instance("settings", base, DualSettings, "an ldopt.dual.DualSettings (e.g. ldopt.dual.EXACT) or None")
     s = base.merged(iterations=iterations, solver=solver)

@@ -197,7 +197,7 @@ def solve_dual(
         the step rule and start used (``result.step``, ``result.start``: ``"auto"`` resolved).
     """
     checks.instance("dec", dec, Blocks, "an ldopt.Decomposition (ldopt.decompose(problem))")
-    c, _ = dec.problem.check_costs(costs)
+    c = dec.check_costs(costs)
     dec.problem.check_parameters()
     checkpoint = checks.path_or_none("checkpoint", checkpoint)
     progress = checks.boolean("progress", progress)

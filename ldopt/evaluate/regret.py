@@ -23,6 +23,7 @@ from ldopt.errors import InputError
 from ldopt.evaluate.optima import Optima, integral_bounds, optima, optimal_objectives
 from ldopt.evaluate.regret_report import RegretReport, report
 from ldopt.model.batch import check_problem, checked, solve_many
+from ldopt.model.implied_bounds import interval
 from ldopt.model.problem import Problem
 
 __all__ = [
@@ -72,10 +73,24 @@ def decisions(
     """
     check_problem(problem, solver)
     pred, _ = problem.check_costs(pred_costs, "pred_costs")
-    return checked(
-        solve_many(problem, pred, solver, executor=executor, time_limit=time_limit, gap=gap, start=start),
-        "predicted costs",
-    ).x
+    sol = solve_many(problem, pred, solver, executor=executor, time_limit=time_limit, gap=gap, start=start)
+    _outside_the_domain(problem, pred, sol.status == "unbounded")
+    return checked(sol, "predicted costs").x
+
+
+def _outside_the_domain(problem: Problem, pred: np.ndarray, unbounded: np.ndarray) -> None:
+    """Refuse, naming the domain, predictions outside the cost Param's declared domain that left
+    the problem unbounded (a pattern that pays to be cut, where the model declares costs ≥ 0)."""
+    lo, hi = problem.compiled.cost_range
+    outside = unbounded & ((pred < lo) | (pred > hi)).any(axis=1)
+    if outside.any():
+        b = int(np.flatnonzero(outside)[0])
+        k = int(np.flatnonzero((pred[b] < lo) | (pred[b] > hi))[0])
+        raise InputError(
+            f"pred_costs: expected costs in {interval(lo, hi)}, the cost Param's domain, got {pred[b, k]:g} for "
+            f"{problem.cost_names[k]} of instance {b}, where the problem is unbounded ({int(outside.sum())} of "
+            f"{len(pred)} instances); map the predictions into the domain, e.g. through a softplus for [0, inf)"
+        )
 
 
 def evaluate(

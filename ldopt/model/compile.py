@@ -72,6 +72,16 @@ def _cost_data(model: Any, cost: Any) -> tuple[list[Any], list[Any]]:
     return keys, data
 
 
+def _cost_range(cost: Any) -> tuple[float, float]:
+    """The interval the cost Param's domain declares for every cost (``within=pyo.NonNegativeReals``:
+    ``(0, inf)``); ``(-inf, inf)`` where it declares none (Pyomo's default ``Any``)."""
+    try:
+        lo, hi = cost.domain.bounds()
+    except (AttributeError, TypeError, ValueError):
+        return (-np.inf, np.inf)
+    return (-np.inf if lo is None else float(lo), np.inf if hi is None else float(hi))
+
+
 def _objective_component(model: Any) -> Any:
     pyo = _pyomo()
     objs = list(model.component_data_objects(pyo.Objective, active=True, descend_into=True))
@@ -249,5 +259,6 @@ def compile_pyomo(model: Any, cost: Any) -> CompiledModel:
         cost_data=cost_data,
         frozen=frozen,
         cost_name=cost.name,
+        cost_range=_cost_range(cost),
     )
     return bound_integers(compiled)  # an integer variable that only its rows bound gets their bounds

@@ -84,6 +84,7 @@ class CompiledModel:
     cost_name: str = "c"  # the cost Param's name
     implied: tuple[Any, ...] = field(repr=False, default=())  # integer bounds the rows imply (InferredBound)
     oracles: tuple[Any, ...] = field(repr=False, default=())  # declared Oracle classes, tried before ldopt's
+    cost_range: tuple[float, float] = (-np.inf, np.inf)  # every cost's interval, as the cost Param's domain declares
 
     def __post_init__(self) -> None:
         # every way of making a model (compilation, a block, a replaced copy) gets the same checks
@@ -132,8 +133,14 @@ class CompiledModel:
                 self.k0,
                 self.r,
                 rows,
+                *([self.cost_range] if self.declares_costs else []),
             )
         return self._fingerprint
+
+    @property
+    def declares_costs(self) -> bool:
+        """Whether the cost Param's domain bounds the costs (``cost_range`` is not the whole line)."""
+        return bool(np.isfinite(self.cost_range).any())
 
     @property
     def identity_costs(self) -> bool:

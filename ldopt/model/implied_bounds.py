@@ -41,24 +41,50 @@ _LP_TOL = 1e-6  # an LP solver's feasibility tolerance: its x_j may be short of 
 class InferredBound:
     """A bound added for a variable the model declares unbounded: ``side`` is ``"lower"`` or
     ``"upper"``; ``source`` the row it was propagated from, the LP relaxation, or (for a bound
-    every optimum meets, `ldopt.model.optimal_bounds`) why no optimum lies beyond it."""
+    every optimum meets, `ldopt.model.optimal_bounds`) why no optimum lies beyond it; ``costs``,
+    where the bound holds only for some costs, the interval every cost must lie in (the cost
+    Param's declared domain), else ``None`` (it holds whatever the costs)."""
 
     var: int
     name: str
     side: str
     value: float
     source: str
+    costs: tuple[float, float] | None = None
 
     def __str__(self) -> str:
         op = "≥" if self.side == "lower" else "≤"
         return f"{self.name} {op} {self.value:g} (from {self.source})"
 
 
+def interval(lo: float, hi: float) -> str:
+    """``"[0, inf)"``: an interval of costs as messages show it (open at an infinite end)."""
+    return f"{'(' if np.isneginf(lo) else '['}{lo:g}, {hi:g}{')' if np.isposinf(hi) else ']'}"
+
+
+def held_for(bounds: Iterable[InferredBound]) -> tuple[float, float] | None:
+    """The costs' interval the first of ``bounds`` that depends on the costs holds for, else ``None``."""
+    return next((ib.costs for ib in bounds if ib.costs is not None), None)
+
+
+def domain_note(bounds: Iterable[InferredBound]) -> list[str]:
+    """The report line saying for which costs ``bounds`` hold, where some depend on them."""
+    held = held_for(bounds)
+    if held is None:
+        return []
+    return [
+        f"  for costs in {interval(*held)} only (the cost Param's domain): some bounds added to the blocks "
+        "hold there, costs outside are refused"
+    ]
+
+
 def listing(bounds: list[InferredBound]) -> str:
     """``"bounds added to the block: …"``, the first three and a count, as reports show them (each
-    with where it comes from: a row, the LP relaxation, or every optimum)."""
+    with where it comes from: a row, the LP relaxation, or an optimum), those that hold only for
+    some costs first."""
+    shown = sorted(bounds, key=lambda ib: ib.costs is None)
     more = f", … ({len(bounds)} bounds)" if len(bounds) > 3 else ""
-    return f"bounds added to the block: {', '.join(map(str, bounds[:3]))}{more}"
+    return f"bounds added to the block: {', '.join(map(str, shown[:3]))}{more}"
 
 
 @dataclass(frozen=True)
@@ -95,7 +121,19 @@ def propagate(cm: CompiledModel) -> Propagated:
     magnitudes up to ``|side| + Σ|a_i x_i|``: it is moved outward by a bound on that rounding
     error (relative to the cancelled magnitudes, not to the result) before an integer variable's is
     rounded inward. Sums that overflow give no bound. Bounds that cross prove infeasibility
-    (``Propagated.conflict``)."""
+    (``Propagated.conflict``). Computed once per model (decomposing asks twice: for the bounds the
+    model implies, then for those an optimum meets); the arrays returned are read-only."""
+    done = cm.__dict__.get("_propagated")
+    if done is not None:
+        return done
+    found = _propagate(cm)
+    for a in (found.lb, found.ub, found.src_lb, found.src_ub):
+        a.flags.writeable = False
+    cm.__dict__["_propagated"] = found
+    return found
+
+
+def _propagate(cm: CompiledModel) -> Propagated:
     A = cm.linear_matrix().tocoo()
     linear = np.array([not r.is_quadratic for r in cm.rows], dtype=bool)
     lo_side = np.array([r.lo for r in cm.rows], dtype=float)

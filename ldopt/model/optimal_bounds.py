@@ -1,34 +1,90 @@
-"""Bounds that every optimal solution meets, for variables the whole model leaves unbounded.
+"""Bounds that an optimal solution meets, for variables the whole model leaves unbounded.
 
-A penalised slack, an unmet demand or a backlog carries a fixed cost and is bounded only at an
-optimum: no row stops it from growing, but growing costs more. Such a variable ``x_j`` (its
-objective coefficient fixed, not a function of the costs, and strictly against moving it outward)
-needs no more than its rows ask of it. Moving ``x_j`` inward to ``U = max_r U_r`` keeps every row
-``r`` that holds it satisfied, whatever the other variables are (within the bounds the model
-implies for them, `ldopt.model.implied_bounds.propagate`), and strictly improves the objective;
-so no point beyond ``U`` is optimal, for any cost vector. A row that moving ``x_j`` inward only
-loosens asks nothing (``U_r = −∞``); a variable in no row sits at its inner bound.
+A penalised slack, an unmet demand, a backlog or a cutting pattern's count is bounded only at an
+optimum: no row stops it from growing, but growing costs more. Two rules bound such a variable
+``x_j``; both work in the maximisation form ``max w·x`` with ``w = ±(q0 + Q c)``, over every cost
+vector ``c`` in the interval the cost Param's domain declares (``Param(..., within=
+pyo.NonNegativeReals)``: every cost in ``[0, ∞)``; a fixed coefficient holds for all costs):
 
-Adding ``x_j ≤ U`` (or ``x_j ≥ L``) to every block cuts off only points that are not optimal, so
-the optimum is unchanged and every Lagrangian bound of the bounded model is a bound on it (and a
-block's point, feasible for the bounded model, is feasible for the model). A variable in a
-quadratic row, or whose coefficient depends on the costs, gets no such bound here.
+1. *Dual fixing.* Where ``w_j ≤ 0`` for every such cost (``≥ 0`` for a lower bound), ``x_j`` needs
+   no more than its rows ask of it: moving it inward to ``U = max_r U_r`` keeps every row ``r``
+   that holds it satisfied, whatever the other variables are (within the bounds the model implies
+   for them, `ldopt.model.implied_bounds.propagate`), and does not worsen the objective; so an
+   optimum lies within ``U`` (every optimum, where ``w_j < 0``). A row that moving ``x_j`` inward
+   only loosens asks nothing; a variable in no row sits at its inner bound.
+2. *A feasible point's objective.* Where every variable's coefficient keeps one sign over the
+   costs and has a finite bound ``r_i`` on the side it favours, each term ``|w_i| |x_i − r_i|`` of
+   the objective's distance from its best is non-negative, and their sum at an optimum is at most
+   ``G(c)``, its value at any feasible point ``x⁰``. So every optimum has ``|x_j − r_j| ≤
+   max_c G(c) / min_c |w_j(c)|`` where ``w_j`` keeps away from 0. ``x⁰`` is solved for once (by
+   the solver registry, minimising ``max_c G``, with variables whose cost the domain leaves
+   unbounded held at ``r_i``); ``G`` is widened by 0.1%, and by what moving every variable by
+   1e-6 of its magnitude costs, for the solver's tolerances.
+
+Adding these bounds to every block keeps an optimum of the model for every cost in the interval,
+so every Lagrangian bound of the bounded model is a bound on it there (and a block's point,
+feasible for the bounded model, is feasible for the model). Where a bound depends on the costs,
+``InferredBound.costs`` holds the interval, and the decomposition refuses costs outside it
+(`ldopt.decomposition.blocks.Blocks.check_costs`). A variable in a quadratic row gets no bound here.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field, replace
+
 import numpy as np
+import scipy.sparse as sp
 
 from ldopt.model.compiled import CompiledModel
-from ldopt.model.implied_bounds import InferredBound, propagate
+from ldopt.model.implied_bounds import InferredBound, interval, propagate
+from ldopt.solvers.base import HAS_SOLUTION, SolverOptions
+from ldopt.solvers.registry import open_session
 
 _EPS = float(np.finfo(float).eps)
 _TOL = 1e-9
+_WIDEN = 1e-3  # G's relative widening: a solver's point may miss a row by its feasibility tolerance
+_FEASIBILITY = 1e-6  # a solver's feasibility tolerance, relative to a variable's magnitude (HiGHS's is 1e-7)
+_SECONDS = 60.0  # the feasible point's solve: an incumbent found within this serves as well as an optimum
+
+Side = tuple[int, str]
 
 
-def optimal_bounds(cm: CompiledModel, needed: list[tuple[int, str]]) -> list[InferredBound]:
-    """Bounds every optimum meets (see the module docstring) for the variable sides ``needed``
-    (``(j, "lower" | "upper")``); sides it cannot bound are left out.
+@dataclass(frozen=True)
+class OptimalBounds:
+    """What `optimal_bounds` found: the bounds, and for every side it could not bound, why."""
+
+    found: list[InferredBound] = field(default_factory=list)
+    why_not: dict[Side, str] = field(default_factory=dict)
+
+
+def coefficient_range(cm: CompiledModel) -> tuple[np.ndarray, np.ndarray]:
+    """The smallest and largest objective coefficient ``w_j`` (maximisation form) of each variable
+    over the costs the cost Param's domain allows (``cm.cost_range``; infinite where unbounded).
+
+    Parameters
+    ----------
+    cm
+        The model.
+    """
+    lo, hi = cm.cost_range
+    Q = (cm.sign * cm.Q).tocsr()
+    pos, neg = Q.multiply(Q > 0).tocsr(), Q.multiply(Q < 0).tocsr()
+    base = cm.sign * cm.q0
+    k = cm.num_costs
+    with np.errstate(invalid="ignore", over="ignore"):
+        w_lo = base + _times(pos, lo, k) + _times(neg, hi, k)
+        w_hi = base + _times(pos, hi, k) + _times(neg, lo, k)
+    return w_lo, w_hi
+
+
+def _times(A: sp.csr_matrix, value: float, k: int) -> np.ndarray:
+    """``A @ (value, …, value)``: a sparse product multiplies stored entries only (no ``0 · ∞``)."""
+    return np.asarray(A @ np.full(k, value)).ravel()
+
+
+def optimal_bounds(cm: CompiledModel, needed: list[Side]) -> OptimalBounds:
+    """Bounds an optimum meets (see the module docstring) for the variable sides ``needed``
+    (``(j, "lower" | "upper")``), and why each side left out could not be bounded.
 
     Parameters
     ----------
@@ -38,43 +94,95 @@ def optimal_bounds(cm: CompiledModel, needed: list[tuple[int, str]]) -> list[Inf
         The sides to bound.
     """
     if not needed:
-        return []
-    found = propagate(cm)
-    if found.conflict is not None:
-        return []  # no feasible point: nothing to bound (`implied_bounds` says why)
-    lb, ub = found.lb, found.ub
-    fixed = np.diff(cm.Q.tocsr().indptr) == 0  # no cost moves the coefficient
-    w = cm.sign * cm.q0  # the coefficients in the maximisation form
+        return OptimalBounds()
+    prop = propagate(cm)
+    if prop.conflict is not None:  # no feasible point: nothing to bound (`implied_bounds` says why)
+        return OptimalBounds([], {s: "the model has no feasible point" for s in needed})
+    lb, ub = prop.lb, prop.ub
+    w_lo, w_hi = coefficient_range(cm)
+    priced = np.diff(cm.Q.tocsr().indptr) > 0  # the costs move the coefficient
     quadratic = {int(j) for r in cm.rows if r.is_quadratic for j in np.flatnonzero(np.abs(r.matrix).sum(0))}
     holding: dict[int, list[tuple[int, float]]] = {}
     for k, r in enumerate(cm.rows):
         for j, a in zip(r.index, r.coef, strict=True):
             holding.setdefault(int(j), []).append((k, float(a)))
-    out = []
+    found: list[InferredBound] = []
+    why_not: dict[Side, str] = {}
+    rest: list[Side] = []
     for j, side in needed:
         upper = side == "upper"
-        if not fixed[j] or j in quadratic or not (w[j] < 0 if upper else w[j] > 0):
+        if j in quadratic:
+            why_not[(j, side)] = "it is in a quadratic row"
             continue
-        value = _inward(cm, lb, ub, j, holding.get(j, []), upper)
+        if not (w_hi[j] <= 0 if upper else w_lo[j] >= 0):
+            why_not[(j, side)] = _unpenalised(cm, j, upper, w_lo[j], w_hi[j], priced[j])
+            continue
+        value, blocking = _inward(cm, lb, ub, j, holding.get(j, []), upper)
         if value is None:
+            why_not[(j, side)] = (
+                f"row '{blocking}' holds it with variables that are unbounded themselves"
+                if blocking
+                else "no row and no bound on its other side bounds it"
+            )
+            rest.append((j, side))
             continue
         rows = [cm.rows[k].name for k, _ in holding.get(j, [])]
-        why = (
+        asks = (
             f"rows {', '.join(repr(n) for n in rows[:3])}{', …' if len(rows) > 3 else ''} need no more"
             if rows
             else "no row needs it"
         )
-        source = f"every optimum, for all costs: its fixed cost {cm.q0[j]:g} penalises it and {why}"
-        out.append(InferredBound(j, cm.var_names[j], side, value, source))
-    return out
+        which = "every optimum" if (w_hi[j] < 0 if upper else w_lo[j] > 0) else "an optimum"
+        cost = f"its cost {cm.q0[j]:g}" if not priced[j] else "its cost"
+        source = f"{which}, {_scope(cm, priced[j])}: {cost} penalises it and {asks}"
+        found.append(InferredBound(j, cm.var_names[j], side, value, source, cm.cost_range if priced[j] else None))
+    if rest:  # rule 2 for the penalised sides whose rows ask anything of them
+        more, why = _objective_bounds(cm, lb, ub, w_lo, w_hi, priced, rest)
+        found += more
+        for s in rest:
+            if all((b.var, b.side) != s for b in more):
+                why_not[s] += f", and {why[s]}"
+            else:
+                del why_not[s]
+    return OptimalBounds(found, why_not)
+
+
+def _scope(cm: CompiledModel, priced: bool) -> str:
+    if not priced:
+        return "for all costs"
+    return f"for costs in {interval(*cm.cost_range)} (the cost Param's domain)"
+
+
+def _unpenalised(cm: CompiledModel, j: int, upper: bool, lo: float, hi: float, priced: bool) -> str:
+    """Why ``x_j``'s cost does not stop it from growing outward."""
+    if not priced:
+        return f"its fixed cost {cm.q0[j]:g} does not penalise moving it {'up' if upper else 'down'}"
+    if not cm.declares_costs:
+        return f"its cost depends on {_undeclared(cm)}"
+    return (
+        f"its coefficient ranges over {_users(cm, lo, hi)} for costs in the declared domain "
+        f"{interval(*cm.cost_range)}, so it need not penalise moving it {'up' if upper else 'down'}"
+    )
+
+
+def _users(cm: CompiledModel, lo: float, hi: float) -> str:
+    """The interval ``[lo, hi]`` of a coefficient in the maximisation form, in the user's sense."""
+    return interval(lo, hi) if cm.sign > 0 else interval(-hi, -lo)
+
+
+def _undeclared(cm: CompiledModel) -> str:
+    return (
+        "the costs, whose sign the cost Param does not declare (declare it, e.g. "
+        f"model.{cm.cost_name} = Param(..., within=pyo.NonNegativeReals))"
+    )
 
 
 def _inward(
     cm: CompiledModel, lb: np.ndarray, ub: np.ndarray, j: int, rows: list[tuple[int, float]], upper: bool
-) -> float | None:
+) -> tuple[float | None, str | None]:
     """The point ``U`` (``upper``) or ``L`` to which ``x_j`` can move inward from any feasible
     point beyond it keeping every row, moved outward by the rounding error (an integer's rounded
-    outward); ``None`` where none is finite."""
+    outward); ``None`` and the row that asks anything of it where none is finite."""
     inner = lb[j] if upper else ub[j]
     best = inner if np.isfinite(inner) else (-np.inf if upper else np.inf)
     for k, a in rows:
@@ -93,14 +201,112 @@ def _inward(
             continue  # moving inward only loosens this row
         rest = terms_lo.sum() if towards_lo else terms_hi.sum()
         if not np.isfinite(rest):
-            return None  # the row's other variables are unbounded: it may ask anything of x_j
+            return None, r.name  # the row's other variables are unbounded: it may ask anything of x_j
         value = (side - rest) / a
         # what rounding may have moved it by, relative to the magnitudes it cancelled (as propagation's)
         err = (len(r.index) + 4) * 4 * _EPS * (abs(side) + np.abs(terms_lo if towards_lo else terms_hi).sum()) / abs(a)
         value = value + err if upper else value - err  # outward: a looser bound is still one
         best = max(best, value) if upper else min(best, value)
     if not np.isfinite(best):
-        return None
+        return None, None
     if cm.var_type[j] != "C":  # within the integrality tolerance of an integer is that integer, as in propagation
         best = float(np.ceil(best - _TOL) if upper else np.floor(best + _TOL))
-    return float(best)
+    return float(best), None
+
+
+def _objective_bounds(
+    cm: CompiledModel,
+    lb: np.ndarray,
+    ub: np.ndarray,
+    w_lo: np.ndarray,
+    w_hi: np.ndarray,
+    priced: np.ndarray,
+    sides: list[Side],
+) -> tuple[list[InferredBound], dict[Side, str]]:
+    """Rule 2 of the module docstring for ``sides``: the bounds found, and why the others were not."""
+    nothing = {s: "" for s in sides}
+
+    def fail(why: str) -> tuple[list[InferredBound], dict[Side, str]]:
+        return [], {s: why for s in nothing}
+
+    if any(r.is_quadratic for r in cm.rows):
+        return fail("a feasible point's objective bounds nothing in a model with quadratic rows here")
+    down = w_hi <= 0  # penalised upward: its best is its lower bound
+    up = (w_lo >= 0) & ~down  # rewarded upward
+    zero = down & (w_lo >= 0)  # no cost at all
+    mixed = np.flatnonzero(~down & ~up)
+    if len(mixed):
+        i = int(mixed[0])
+        sign = (
+            f"has a cost that depends on {_undeclared(cm)}"
+            if priced[i] and not cm.declares_costs
+            else f"has a coefficient of either sign ({_users(cm, w_lo[i], w_hi[i])}) {_scope(cm, bool(priced[i]))}"
+        )
+        return fail(f"no feasible point's objective bounds it, since '{cm.var_names[i]}' {sign}")
+    ref = np.where(up, ub, lb)
+    loose = np.flatnonzero(~zero & ~np.isfinite(ref))
+    if len(loose):
+        i = int(loose[0])
+        name = cm.var_names[i]
+        return fail(
+            f"no feasible point's objective bounds it, since '{name}' is unbounded on the side its cost favours"
+        )
+    weight = np.where(zero, 0.0, np.maximum(np.abs(w_lo), np.abs(w_hi)))
+    held = ~np.isfinite(weight)  # the domain leaves its cost unbounded: the point keeps it at its best
+    x0 = _feasible_point(cm, lb, ub, ref, np.where(held, 0.0, np.where(up, weight, -weight)), held)
+    if x0 is None:
+        return fail(
+            "no feasible point was found with every variable whose cost the domain leaves unbounded at its best "
+            f"(declare an upper end for the costs, e.g. within=pyo.RangeSet({max(cm.cost_range[0], 0):g}, 1000, 0))"
+        )
+    dist = np.where(zero | held, 0.0, np.abs(x0 - ref))
+    s = np.where(up, 1.0, -1.0) * dist  # G(c) = Σ_i s_i w_i(c) = g0 + g·c
+    g0 = float(s @ (cm.sign * cm.q0))
+    g = (cm.sign * cm.Q).T @ s
+    lo, hi = cm.cost_range
+    with np.errstate(invalid="ignore", over="ignore"):
+        top = g0 + float(np.where(g > 0, g * hi, np.where(g < 0, g * lo, 0.0)).sum())
+    if not np.isfinite(top):
+        return fail("a feasible point's objective is unbounded over the declared costs")
+    # widened for the solver's tolerances: relatively, and by what moving every priced variable
+    # by its feasibility tolerance (relative to its magnitude) would cost
+    moved = weight[~held] * _FEASIBILITY * np.maximum(1.0, np.maximum(np.abs(x0), np.abs(np.nan_to_num(ref)))[~held])
+    top = top * (1 + _WIDEN) + float(moved.sum())
+    dependent = bool(priced[~zero].any())  # every priced coefficient's sign came from the declared domain
+    out, why = [], {}
+    for j, side in sides:
+        upper = side == "upper"
+        least = -w_hi[j] if upper else w_lo[j]  # the smallest |w_j| over the costs
+        if not least > 0:
+            why[(j, side)] = (
+                f"its cost can be 0 {_scope(cm, bool(priced[j]))}, so a feasible point's objective allows any"
+            )
+            continue
+        value = ref[j] + top / least if upper else ref[j] - top / least
+        if cm.var_type[j] != "C":
+            value = float(np.ceil(value - _TOL) if upper else np.floor(value + _TOL))
+        source = (
+            f"every optimum, {_scope(cm, dependent)}: a feasible point's objective leaves at most {top:.6g} "
+            f"to spend on it, at a cost of at least {least:g} per unit"
+        )
+        out.append(InferredBound(j, cm.var_names[j], side, float(value), source, cm.cost_range if dependent else None))
+    return out, why
+
+
+def _feasible_point(
+    cm: CompiledModel, lb: np.ndarray, ub: np.ndarray, ref: np.ndarray, objective: np.ndarray, held: np.ndarray
+) -> np.ndarray | None:
+    """A point of the model (integers integral) maximising ``objective`` with the ``held``
+    variables at ``ref``, by the registry's solver; ``None`` where none is found."""
+    n = cm.num_vars
+    lo, hi = lb.copy(), ub.copy()
+    lo[held], hi[held] = ref[held], ref[held]
+    model = replace(
+        cm, var_lb=lo, var_ub=hi, sense="max", q0=np.zeros(n), Q=sp.identity(n, format="csr"), k0=0.0,
+        r=np.zeros(n), cost_keys=list(range(n)), cost_range=(-np.inf, np.inf),
+    )  # fmt: skip
+    session = open_session(model, "auto", SolverOptions(time_limit=_SECONDS))[1]
+    res = session.solve(objective, objective)
+    if str(res.status) not in HAS_SOLUTION or res.x is None:
+        return None
+    return np.asarray(res.x, dtype=float)

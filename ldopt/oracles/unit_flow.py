@@ -1,6 +1,6 @@
 """Unit flows on an acyclic network: flow-conservation rows ``Σ_in x − Σ_out x = b_v`` with one
 source (``b = −1``) and one sink (``b = +1``), solved as a longest path by dynamic programming in
-topological order, batched over instances in numpy.
+topological order, batched over instances in one compiled kernel (numba).
 
 A block fits when every row is a linear equality with coefficients ``±1`` and side ``−1``, 0 or
 ``+1`` (exactly one of each nonzero), every variable of its rows lies in exactly two rows with
@@ -19,6 +19,7 @@ import numpy as np
 
 from ldopt.model.compiled import CompiledModel
 from ldopt.oracles.base import Oracle
+from ldopt.runtime.jit import nb
 
 
 def _network(block: CompiledModel) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int] | None:
@@ -112,26 +113,9 @@ class UnitFlowOracle(Oracle):
     ) -> None:
         self.arcs, self.tails, self.heads, self.order = arcs, tails, heads, order
         self.source, self.sink, self.lb, self.ub = source, sink, lb, ub
-        n = len(order)
         by_head = np.argsort(heads, kind="stable")
-        starts = np.searchsorted(heads[by_head], np.arange(n + 1))
-        incoming = [by_head[starts[v] : starts[v + 1]] for v in range(n)]  # arc positions
-        depth = np.zeros(n, dtype=int)  # the longest arc count from a node without incoming arcs
-        for v in order:
-            if len(incoming[v]):
-                depth[v] = 1 + depth[tails[incoming[v]]].max()
-        # the nodes of one depth depend only on shallower ones: one padded step per depth, the
-        # padding an arc of weight −∞ (position len(arcs)) from the source
-        self.levels = []
-        for d in range(1, int(depth.max(initial=0)) + 1):
-            nodes = np.array([v for v in np.flatnonzero(depth == d) if v != source], dtype=int)
-            if not len(nodes):
-                continue
-            width = max(len(incoming[v]) for v in nodes)
-            into = np.full((len(nodes), width), len(arcs))
-            for i, v in enumerate(nodes):
-                into[i, : len(incoming[v])] = incoming[v]
-            self.levels.append((nodes, into, np.append(tails, source)[into]))
+        self.starts = np.searchsorted(heads[by_head], np.arange(len(order) + 1))  # node v's arcs in:
+        self.incoming = by_head  # incoming[starts[v]:starts[v + 1]] (arc positions)
 
     @classmethod
     def fit(cls, block: CompiledModel) -> UnitFlowOracle | None:
@@ -160,23 +144,51 @@ class UnitFlowOracle(Oracle):
         B = len(lam)
         x = np.where(lam > 0, self.ub, self.lb)  # off-row variables: best bound (fit requires finite bounds)
         x[:, self.arcs] = 0.0
-        w = np.concatenate([lam[:, self.arcs], np.full((B, 1), -np.inf)], axis=1)  # (B, arcs + padding)
-        value = np.full((B, len(self.order)), -np.inf)
-        value[:, self.source] = 0.0
-        best = np.full((B, len(self.order)), -1)  # the arc (position) into each node on its best path
-        for nodes, into, tails in self.levels:
-            cand = value[:, tails] + w[:, into]  # (B, nodes, in-degree)
-            k = np.argmax(cand, axis=2)
-            value[:, nodes] = np.take_along_axis(cand, k[:, :, None], axis=2)[:, :, 0]
-            best[:, nodes] = into[np.arange(len(nodes))[None, :], k]
-        bad = ~np.isfinite(value[:, self.sink])
-        rows = np.flatnonzero(~bad)
-        node = np.full(len(rows), self.sink)
-        for _ in range(len(self.order)):  # walk every instance's path back to the source
-            going = node != self.source
-            if not going.any():
-                break
-            arc = best[rows[going], node[going]]
-            x[rows[going], self.arcs[arc]] = 1.0
-            node[going] = self.tails[arc]
+        paths = np.zeros((B, len(self.arcs)))
+        bad = _longest_paths(
+            np.ascontiguousarray(lam[:, self.arcs]), self.order, self.starts, self.incoming, self.tails,
+            self.source, self.sink, paths,
+        )  # fmt: skip
+        x[:, self.arcs] = paths
         return self.finish(lam, x, bad, out)
+
+
+@nb.njit(cache=True, nogil=True)
+def _longest_paths(
+    w: np.ndarray,
+    order: np.ndarray,
+    starts: np.ndarray,
+    incoming: np.ndarray,
+    tails: np.ndarray,
+    source: int,
+    sink: int,
+    paths: np.ndarray,
+) -> np.ndarray:
+    """Per instance ``b``, the source–sink path of greatest weight ``w[b]`` (arcs ``(B, A)``),
+    written as ones into ``paths[b]``: each node's best incoming arc in topological ``order`` (the
+    first of equal ones), then the walk back from the sink. Returns where the sink is unreachable."""
+    B, n = w.shape[0], len(order)
+    value = np.empty(n)
+    best = np.empty(n, dtype=np.int64)
+    bad = np.zeros(B, dtype=np.bool_)
+    for b in range(B):
+        value[:] = -np.inf
+        best[:] = -1
+        value[source] = 0.0
+        for v in order:
+            if v == source:
+                continue
+            for p in range(starts[v], starts[v + 1]):
+                a = incoming[p]
+                c = value[tails[a]] + w[b, a]
+                if c > value[v]:
+                    value[v], best[v] = c, a
+        if not np.isfinite(value[sink]):
+            bad[b] = True
+            continue
+        v = sink
+        while v != source:
+            a = best[v]
+            paths[b, a] = 1.0
+            v = tails[a]
+    return bad

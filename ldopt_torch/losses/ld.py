@@ -262,6 +262,8 @@ class LDLoss(Loss):
     # the losses -----------------------------------------------------------------------------
     def _parts(self, pred: torch.Tensor, batch: LDBatch, scaled: bool = True) -> tuple[torch.Tensor, ...]:
         self.affine.check(pred, batch)
+        if self.dec.cost_range is not None:  # the blocks' bounds hold for costs in the domain only
+            self.dec.check_costs(pred.detach().cpu().numpy(), "pred_costs")
         c, lam, xd = (like(batch[k], pred) for k in ("costs", "main_objective", "main_solution"))
         w, qc = lam + self.affine.diff(pred - c), self.affine.q(c)
         if scaled and self.scale != "none":
