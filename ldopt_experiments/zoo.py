@@ -6,7 +6,7 @@ variables that only the rows bound — and turns its cost coefficients into a mu
 Instances scale the model's own costs by PyEPO's polynomial map of features (mean about 1, times
 multiplicative noise), so every instance is the author's problem with costs that the features
 predict. Sources (Pyomo's examples, BSD 3-clause licence, © National Technology and Engineering
-Solutions of Sandia, LLC):
+Solutions of Sandia, LLC, but the last):
 
 * ``transportation`` — ``examples/doc/samples/case_studies/transportation`` (its data);
 * ``network_flow`` — ``examples/doc/samples/case_studies/network_flow/networkFlow1`` (its data);
@@ -33,7 +33,11 @@ Solutions of Sandia, LLC):
 * ``jobshop`` — ``examples/gdp/jobshop-nodisjuncts.py`` with ``jobshop.dat`` (after GAMS's
   ``logmip4``): the makespan, plus each job's completion time weighted by a cost (``1/7`` as
   given), declared non-negative;
-* ``sched`` — ``examples/doc/samples/comparisons/sched/pyomo`` (its data; the values ``amt``).
+* ``sched`` — ``examples/doc/samples/comparisons/sched/pyomo`` (its data; the values ``amt``);
+* ``netdes`` — mpi-sppy's ``examples/netdes/netdes.py`` (BSD 3-clause licence, © 2020 B. Knueven,
+  D. Mildebrath, C. Muir, J.-P. Watson and D. L. Woodruff), its first scenario of
+  ``data/network-10-10-L-01.dat`` (a NETGEN instance) as one deterministic model; the arcs'
+  variable costs are the costs, the fixed costs stay the author's.
 
 The bounds a model leaves to its optimum come from the costs' declared sign
 (`ldopt.model.optimal_bounds`); nothing is added by hand.
@@ -385,6 +389,46 @@ def sched() -> pyo.ConcreteModel:
     return m
 
 
+_NETDES = (  # network-10-10-L-01.dat: adjacency, fixed costs; scenario 0's variable costs, capacities, demands
+    "0,1,0,1,0,1,0,1,1,0;1,0,1,1,0,0,0,1,1,0;0,0,0,0,0,0,0,0,0,0;0,0,1,0,0,0,1,1,0,0;0,0,0,0,0,0,1,1,1,1;"
+    "0,1,0,1,0,0,0,0,0,0;0,0,0,0,0,0,0,0,0,1;1,1,0,0,0,0,0,0,0,1;0,1,0,0,1,0,0,0,0,0;1,0,0,0,0,1,0,0,0,0",
+    "0,11560,0,10520,0,11540,0,11160,11000,0;14819,0,12400,8340,0,0,0,10780,8120,0;0,0,0,0,0,0,0,0,0,0;"
+    "0,0,8820,0,0,0,11140,7859,0,0;0,0,0,0,0,0,13119,11200,10480,12600;0,10480,0,11200,0,0,0,0,0,0;"
+    "0,0,0,0,0,0,0,0,0,10200;8980,10780,0,0,0,0,0,0,0,9580;0,11740,0,0,11560,0,0,0,0,0;12500,0,0,0,0,10440,0,0,0,0",
+    "0,47,0,39,0,73,0,55,78,0;80,0,51,20,0,0,0,29,67,0;0,0,0,0,0,0,0,0,0,0;0,0,79,0,0,0,80,64,0,0;"
+    "0,0,0,0,0,0,80,73,68,80;0,20,0,80,0,0,0,0,0,0;0,0,0,0,0,0,0,0,0,28;43,47,0,0,0,0,0,0,0,40;"
+    "0,39,0,0,25,0,0,0,0,0;27,0,0,0,0,50,0,0,0,0",
+    "0,23,0,29,0,34,0,29,35,0;28,0,38,36,0,0,0,39,23,0;0,0,0,0,0,0,0,0,0,0;0,0,30,0,0,0,22,28,0,0;"
+    "0,0,0,0,0,0,39,34,24,38;0,40,0,26,0,0,0,0,0,0;0,0,0,0,0,0,0,0,0,24;35,32,0,0,0,0,0,0,0,35;"
+    "0,34,0,0,38,0,0,0,0,0;35,0,0,0,0,28,0,0,0,0",
+    "-34,19,0,0,0,22,-35,0,28,0",
+)
+
+
+def netdes() -> pyo.ConcreteModel:
+    """Build arcs at fixed costs and route the demands over those built, each arc's flow within
+    its capacity if built and priced by its cost (min, MIP: binaries beside flow-conservation rows,
+    a min-cost flow block with ``blocks="component"``)."""
+    adjacency, fixed, variable, capacity = (
+        np.array([row.split(",") for row in text.split(";")], dtype=float) for text in _NETDES[:4]
+    )
+    demand = np.array(_NETDES[4].split(","), dtype=float)
+    edges = [(int(i), int(j)) for i, j in zip(*np.nonzero(adjacency), strict=True)]
+    m = pyo.ConcreteModel()
+    _cost_param(m, edges, {e: variable[e] for e in edges})
+    m.x = pyo.Var(edges, domain=pyo.Binary)
+    m.y = pyo.Var(edges, domain=pyo.NonNegativeReals)
+    m.MinCost = pyo.Objective(expr=sum(fixed[e] * m.x[e] for e in edges) + sum(m.c[e] * m.y[e] for e in edges))
+    m.vubs = pyo.Constraint(edges, rule=lambda m, i, j: m.y[i, j] - capacity[i, j] * m.x[i, j] <= 0)
+
+    def balance(m: pyo.ConcreteModel, v: int) -> object:
+        out = sum(m.y[e] for e in edges if e[0] == v)
+        return out - sum(m.y[e] for e in edges if e[1] == v) == demand[v]
+
+    m.bals = pyo.Constraint(range(len(demand)), rule=balance)
+    return m
+
+
 @dataclass(frozen=True)
 class ZooModel:
     """A model of the zoo: its builder and what it is."""
@@ -436,5 +480,6 @@ ZOO: dict[str, ZooModel] = {
         ZooModel("lot_sizing_backlog", lot_sizing_backlog, "the Pyomo book's lot sizing with backlog (MIP)"),
         ZooModel("jobshop", jobshop, "Pyomo's GDP job shop with start times, big-M (MIP)"),
         ZooModel("sched", sched, "Pyomo's people-task-slot schedule (binary, assignment rows)"),
+        ZooModel("netdes", netdes, "mpi-sppy's fixed-charge network design, one scenario (MIP)"),
     )
 }

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from models import linear_model
 
 import ldopt
-from ldopt.model.implied_bounds import implied_bounds, propagate
+from ldopt.model.implied_bounds import implied_bounds
+from ldopt.model.propagation import propagate
 
 
 @settings(max_examples=40, deadline=None)

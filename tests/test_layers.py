@@ -20,7 +20,14 @@ LAYERS = {
         ("runtime", ["runtime"]),
         (
             "model data",
-            ["model.compiled", "model.compile_checks", "model.compile_rows", "model.pyomo_build", "model.violation"],
+            [
+                "model.compiled",
+                "model.compile_checks",
+                "model.compile_rows",
+                "model.propagation",
+                "model.pyomo_build",
+                "model.violation",
+            ],
         ),
         ("oracles", ["oracles"]),
         ("solvers", ["solvers", "model.solution"]),

@@ -89,8 +89,9 @@ def test_the_bounds_keep_the_optimum(seed, scale, integer):
     coefficients of both signs, capping ``u`` where `optimal_bounds` says keeps the optimum value
     (HiGHS on the model with and without the caps), for costs of either sign: the caps cut off no
     optimum."""
-    from ldopt.model.implied_bounds import propagate, with_bounds  # noqa: PLC0415
+    from ldopt.model.implied_bounds import with_bounds  # noqa: PLC0415
     from ldopt.model.optimal_bounds import optimal_bounds  # noqa: PLC0415
+    from ldopt.model.propagation import propagate  # noqa: PLC0415
 
     rng = np.random.default_rng(seed)
     n, k, rows = int(rng.integers(2, 6)), int(rng.integers(1, 4)), int(rng.integers(1, 5))

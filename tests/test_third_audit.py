@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 import ldopt
 from ldopt.decomposition.user_oracles import OracleMismatch, check_oracle
 from ldopt.evaluate.regret import Optima, integral_bounds, report
-from ldopt.model.implied_bounds import propagate
+from ldopt.model.propagation import propagate
 from ldopt.oracles import Oracle
 from ldopt.problems import cvrp, cvrp_oracle, cvrp_routes, knapsack
 from ldopt.runtime import jit

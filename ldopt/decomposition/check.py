@@ -36,7 +36,8 @@ def why_no_oracle(block: Block) -> str:
         return (
             f"{len(rows)} rows: the oracles take one row, one positive linear row with one quadratic row, "
             "assignment rows (Σ x = 1 or ≤ 1, unit coefficients, every variable in one row of each side, "
-            "bounds [0, 1]), or a unit flow on an acyclic network (±1 conservation rows, one source, one sink)"
+            "bounds [0, 1]), or a flow on a network (±1 conservation equalities, every variable in at most two "
+            "rows with opposite signs, finite bounds)"
         )
     if quad and integer:
         return "integer variables in a quadratic row"

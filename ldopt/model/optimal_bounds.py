@@ -9,7 +9,7 @@ pyo.NonNegativeReals)``: every cost in ``[0, ∞)``; a fixed coefficient holds f
 1. *Dual fixing.* Where ``w_j ≤ 0`` for every such cost (``≥ 0`` for a lower bound), ``x_j`` needs
    no more than its rows ask of it: moving it inward to ``U = max_r U_r`` keeps every row ``r``
    that holds it satisfied, whatever the other variables are (within the bounds the model implies
-   for them, `ldopt.model.implied_bounds.propagate`), and does not worsen the objective; so an
+   for them, `ldopt.model.propagation.propagate`), and does not worsen the objective; so an
    optimum lies within ``U`` (every optimum, where ``w_j < 0``). A row that moving ``x_j`` inward
    only loosens asks nothing; a variable in no row sits at its inner bound.
 2. *A feasible point's objective.* Where every variable's coefficient keeps one sign over the
@@ -36,7 +36,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ldopt.model.compiled import CompiledModel
-from ldopt.model.implied_bounds import InferredBound, interval, propagate
+from ldopt.model.implied_bounds import InferredBound, interval
+from ldopt.model.propagation import propagate
 from ldopt.solvers.base import HAS_SOLUTION, SolverOptions
 from ldopt.solvers.registry import open_session
 

@@ -8,6 +8,7 @@ from ldopt.oracles.base import Oracle
 from ldopt.oracles.budget_quadratic import BudgetQuadraticOracle
 from ldopt.oracles.knapsack import KnapsackRowOracle
 from ldopt.oracles.linear_row import LinearRowOracle, MixedRowOracle
+from ldopt.oracles.min_cost_flow import MinCostFlowOracle
 from ldopt.oracles.quadratic import QuadraticRowOracle
 from ldopt.oracles.unit_flow import UnitFlowOracle
 
@@ -20,6 +21,7 @@ ORACLES: list[type[Oracle]] = [
     BudgetQuadraticOracle,
     AssignmentOracle,
     UnitFlowOracle,
+    MinCostFlowOracle,
 ]
 
 
@@ -45,6 +47,7 @@ __all__ = [
     "BudgetQuadraticOracle",
     "KnapsackRowOracle",
     "LinearRowOracle",
+    "MinCostFlowOracle",
     "MixedRowOracle",
     "Oracle",
     "QuadraticRowOracle",

@@ -95,7 +95,7 @@ def regions(grid: tuple[int, int], parts: int = 2) -> list[list[str]]:
 
     One block per node (the default decomposition) shows each copy one node's arcs, and a path is
     only defined by all of them together; a band holds whole paths across it, so its block is a
-    small flow problem (solved by the block solver: no exact oracle fits several rows). On the 5×5
+    small flow problem (solved as a min-cost flow, `ldopt.oracles.MinCostFlowOracle`). On the 5×5
     grid two bands (rows 0–2 and 3–4) train LD(SPO+) as well as MSE (README, "Five more families").
 
     Parameters

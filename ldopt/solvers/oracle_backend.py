@@ -94,7 +94,7 @@ class OracleBackend(Backend):
                 False,
                 "no exact oracle fits this problem's rows (one knapsack, covering, flow or continuous row; "
                 "one convex quadratic row; one positive linear row with one convex quadratic row; "
-                "assignment rows, Σ x = 1 or ≤ 1 over a bipartite graph; or a unit flow on an acyclic network); "
+                "assignment rows, Σ x = 1 or ≤ 1 over a bipartite graph; or a flow on a network); "
                 "use solver='auto' or a solver name",
             )
         return Availability(True)
