@@ -309,6 +309,12 @@ def test_the_unit_flow_oracle_figures_are_the_benchmark():
     ):
         assert want in text, f"docs/results.md should say {want!r}"
     assert theirs["train_s"] >= 10 * mine["train_s"] and theirs["dual_s"] >= 10 * mine["dual_s"]  # the target
+    calls = u["calls"]
+    assert (
+        f"takes {calls['oracle_us']:.1f} µs, SciPy's Bellman–Ford" in text
+        and f"weights {calls['scipy_us']:.1f} µs" in text
+    )
+    assert calls["oracle_us"] <= 3 * calls["scipy_us"]  # within 3× of the dedicated algorithm called directly
 
 
 def test_the_min_cost_flow_oracle_figures_are_the_benchmark():
