@@ -325,10 +325,11 @@ class Blocks:
             )
         return self._key
 
-    @property
+    @cached_property
     def cost_range(self) -> tuple[float, float] | None:
         """The interval every cost must lie in for the bounds added to the blocks to hold (the cost
-        Param's declared domain, `ldopt.model.optimal_bounds`), or ``None`` where they hold for all costs."""
+        Param's declared domain, `ldopt.model.optimal_bounds`), or ``None`` where they hold for all
+        costs (found once: the blocks' bounds do not change)."""
         return held_for(ib for added in self.inferred.values() for ib in added)
 
     def check_costs(self, costs: Any, name: str = "costs") -> np.ndarray:
