@@ -44,6 +44,9 @@ class Setup:
     mu0
         The LD training sets' start where the protocol's ``μ = 1`` does not fit the family (the
         portfolio's ``"symmetric"``), or ``None``.
+    expected_test
+        ``E[c | features]`` of the test split where the generator knows it
+        (``Instances.expected``): its decisions are the Bayes floor of the test regret; else ``None``.
     """
 
     name: str
@@ -56,6 +59,7 @@ class Setup:
     lr: float  # the protocol's learning rate for this family
     main: int | None = None  # the static mode's main block (None: the first the method fits, if the blocks are alike)
     mu0: float | StartChoice | None = None  # the LD training sets' start, where not the protocol's
+    expected_test: np.ndarray | None = None  # E[c | features] of the test split (the Bayes floor's costs)
 
     @functools.cached_property
     def data_digest(self) -> str:
@@ -101,7 +105,8 @@ def knapsack_setup(
     model = knapsack.build_model(d.weights, d.capacities)
     p = ldopt.Problem.from_pyomo(model, model.c)
     tr, va, te = splits(d.features, d.costs, (train, val, test))
-    return Setup("knapsack", items, p, ldopt.decompose(p), tr, va, te, lr=1e-2)
+    expected = knapsack.expected_costs(train + val + test, 12, items, dim, deg, 0.5, seed)  # protocol_data's draws
+    return Setup("knapsack", items, p, ldopt.decompose(p), tr, va, te, lr=1e-2, expected_test=expected[train + val :])
 
 
 def portfolio_setup(
@@ -155,7 +160,8 @@ def family_setup(
     p = inst.problem()
     dec = ldopt.decompose(p, inst.blocks)
     tr, va, te = splits(inst.features, inst.costs, (train, val, test))
-    return Setup(name, size, p, dec, tr, va, te, lr=fam.lr, main=inst.main_block(dec))
+    expected = None if inst.expected is None else inst.expected[train + val :]
+    return Setup(name, size, p, dec, tr, va, te, lr=fam.lr, main=inst.main_block(dec), expected_test=expected)
 
 
 PROTOCOLS = ("knapsack", "portfolio")  # the paper's families: their own setups above (rows, multipliers)

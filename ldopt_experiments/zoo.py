@@ -454,7 +454,8 @@ class ZooModel:
             features = rng.normal(size=(num_data, 5))
             B = rng.binomial(1, 0.5, (len(base), 5))
             noise = rng.uniform(1 - noise_width, 1 + noise_width, (num_data, len(base)))
-            return Instances(model, features, base * polynomial(features, B, deg) * noise)
+            expected = base * polynomial(features, B, deg)  # the noise is multiplicative with mean 1
+            return Instances(model, features, expected * noise, expected=expected)
 
         return Family(self.name, generate, 1, self.description)
 

@@ -317,6 +317,30 @@ def test_the_unit_flow_oracle_figures_are_the_benchmark():
     assert calls["oracle_us"] <= 3 * calls["scipy_us"]  # within 3× of the dedicated algorithm called directly
 
 
+def test_the_families_bayes_floor_is_the_committed_run():
+    """``docs/results.md``'s families table shows each family's Bayes floor (``bayes.json``: the
+    test regret of the decisions for ``E[c | features]``), below the constant predictor and below
+    every learned method's mean there."""
+    lines = (ROOT / "docs/results.md").read_text().splitlines()
+    head = lines.index(next(line for line in lines if line.startswith("| family | constant predictor | Bayes floor |")))
+    table = lines[head + 2 : head + 8]
+    labels = {
+        "shortest path 5×5": "shortest_path",
+        "shortest path 5×5, two regions": "shortest_path_regions",
+        "facility location 5×10": "facility",
+        "shift scheduling 8×7×3": "shift_scheduling",
+        "set covering 40 sets": "set_cover",
+        "lot sizing 4×8 (Gurobi)": "lot_sizing",
+    }
+    for label, fam in labels.items():
+        floor = json.loads((RESULTS / "families" / fam / "bayes.json").read_text())["test_regret"]
+        constant = json.loads((RESULTS / "families" / fam / "constant.json").read_text())["test_regret"]
+        (row,) = [line for line in table if line.startswith(f"| {label} | ")]
+        assert row.startswith(f"| {label} | {constant:.1f} | {floor:.2f} | "), row
+        means = [float(c.split(" ± ")[0].strip("* ")) for c in row.split(" | ")[3:-1] if " ± " in c]
+        assert floor < min(means) and floor < constant
+
+
 def test_the_min_cost_flow_oracle_figures_are_the_benchmark():
     """``docs/results.md``'s figures for the shortest path's bands are ``unit_flow/min_cost_flow.json``'s
     (``bench_min_cost_flow.py``): faster than the blocks on the solver, and within 3× of its kernel."""

@@ -150,7 +150,8 @@ def build_model(demands: Any, capacities: Any, fixed_costs: Any, cover: bool = T
 
 def _instances(num_data: int, size: int, deg: int, seed: int) -> Instances:
     d = gen_data(num_data, 5, facilities=max(2, size // 2), customers=size, deg=deg, seed=seed)
-    return Instances(build_model(d.demands, d.capacities, d.fixed_costs), d.features, d.costs)
+    e = gen_data(num_data, 5, facilities=max(2, size // 2), customers=size, deg=deg, noise_width=0.0, seed=seed)
+    return Instances(build_model(d.demands, d.capacities, d.fixed_costs), d.features, d.costs, expected=e.costs)
 
 
 FAMILY = register(Family("facility", _instances, 10, "capacitated facility location: size customers, size // 2 sites"))

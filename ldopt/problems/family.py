@@ -43,6 +43,10 @@ class Instances:
     main
         The constraint component whose block is static mode's main block, or ``None`` (the
         trainer's default).
+    expected
+        ``E[c | features]`` ``(N, num_costs)`` where the generator knows it (its noise is
+        multiplicative with mean 1: the costs without it), else ``None``. The decisions for these
+        costs are the Bayes floor: what no predictor of the features beats on average.
     """
 
     model: Any
@@ -50,6 +54,7 @@ class Instances:
     costs: np.ndarray
     blocks: Any = None
     main: str | None = None
+    expected: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         F, C = np.asarray(self.features, dtype=float), np.asarray(self.costs, dtype=float)
@@ -59,6 +64,11 @@ class Instances:
             )
         object.__setattr__(self, "features", F)
         object.__setattr__(self, "costs", C)
+        if self.expected is not None:
+            E = np.asarray(self.expected, dtype=float)
+            if E.shape != C.shape:
+                raise InputError(f"Instances: expected expected costs shaped as the costs {C.shape}, got {E.shape}")
+            object.__setattr__(self, "expected", E)
 
     def problem(self) -> Problem:
         """The compiled problem (cost Param ``model.c``)."""

@@ -58,17 +58,68 @@ def gen_data(
     seed
         The random seed.
     """
+    checks.nonnegative("noise_width", noise_width)
+    weights, feats, values, rng = _draw(num_data, num_features, num_items, dim, deg, seed)
+    values = values * rng.uniform(1 - noise_width, 1 + noise_width, (num_data, num_items))
+    return weights, feats, np.ceil(values).astype(np.float32)
+
+
+def _draw(
+    num_data: int, num_features: int, num_items: int, dim: int, deg: int, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.random.RandomState]:
+    """PyEPO's draws before the noise: weights, features, the values ``v`` and the random stream."""
     _check_deg(deg)
     _check_sizes(num_data=num_data, num_features=num_features, num_items=num_items, dim=dim)
-    checks.nonnegative("noise_width", noise_width)
     rng = np.random.RandomState(checks.nonnegative_int("seed", seed))
     weights = rng.choice(np.arange(300, 800), size=(dim, num_items)) / 100
     proj = rng.binomial(1, 0.5, (num_items, num_features))
     feats = rng.normal(0, 1, (num_data, num_features))
     values = (feats @ proj.T / np.sqrt(num_features) + 3) ** deg + 1
-    values = values * 5 / 3.5**deg
-    values = values * rng.uniform(1 - noise_width, 1 + noise_width, (num_data, num_items))
-    return weights, feats, np.ceil(values).astype(np.float32)
+    return weights, feats, values * 5 / 3.5**deg, rng
+
+
+def expected_costs(
+    num_data: int,
+    num_features: int,
+    num_items: int,
+    dim: int = 1,
+    deg: int = 1,
+    noise_width: float = 0.0,
+    seed: int = 135,
+) -> np.ndarray:
+    """``E[c | features]`` of [`gen_data`][ldopt.problems.knapsack.gen_data]'s costs for the same
+    arguments: the mean of ``ceil(v ε)`` over ``ε ~ U[1 − w, 1 + w]``, in closed form
+    (``∫ ceil``, piecewise linear), not ``ceil(v)``.
+
+    Parameters
+    ----------
+    num_data
+        Instances.
+    num_features
+        Features per instance.
+    num_items
+        Items.
+    dim
+        Knapsack rows.
+    deg
+        The cost map's polynomial degree.
+    noise_width
+        Multiplicative noise half-width.
+    seed
+        The random seed.
+    """
+    w = checks.nonnegative("noise_width", noise_width)
+    _, _, v, _ = _draw(num_data, num_features, num_items, dim, deg, seed)
+    if w == 0:
+        return np.ceil(v)
+    lo, hi = v * (1 - w), v * (1 + w)
+    return (_ceil_integral(hi) - _ceil_integral(lo)) / (hi - lo)
+
+
+def _ceil_integral(y: np.ndarray) -> np.ndarray:
+    """``∫_0^y ceil(t) dt`` for ``y ≥ 0``: the whole steps below ``y`` and the part of the last."""
+    f = np.floor(y)
+    return f * (f + 1) / 2 + np.ceil(y) * (y - f)
 
 
 @dataclass
@@ -162,7 +213,8 @@ def build_model(weights: Any, capacities: Any) -> Any:
 
 def _instances(num_data: int, size: int, deg: int, seed: int) -> Instances:
     d = protocol_data(num_data, size, deg=deg, seed=seed)
-    return Instances(build_model(d.weights, d.capacities), d.features, d.costs)
+    e = expected_costs(num_data, 12, size, 10, deg, 0.5, seed)  # protocol_data's draws
+    return Instances(build_model(d.weights, d.capacities), d.features, d.costs, expected=e)
 
 
 FAMILY = register(Family("knapsack", _instances, 100, "the paper's multi-dimensional knapsack: size items, 10 rows"))

@@ -192,8 +192,9 @@ def build_model(demands: Any, capacity: Any, setup_times: Any, setup_costs: Any,
 
 def _instances(num_data: int, size: int, deg: int, seed: int) -> Instances:
     d = gen_data(num_data, 5, items=size, periods=8, deg=deg, seed=seed)
+    e = gen_data(num_data, 5, items=size, periods=8, deg=deg, noise_width=0.0, seed=seed)
     m = build_model(d.demands, d.capacity, d.setup_times, d.setup_costs, d.holding_costs)
-    return Instances(m, d.features, d.costs)
+    return Instances(m, d.features, d.costs, expected=e.costs)
 
 
 FAMILY = register(Family("lot_sizing", _instances, 4, "capacitated lot sizing with setup times: size items, 8 periods"))

@@ -124,7 +124,8 @@ def build_model(membership: Any) -> Any:
 
 def _instances(num_data: int, size: int, deg: int, seed: int) -> Instances:
     d = gen_data(num_data, 5, sets=size, elements=max(1, 3 * size // 4), deg=deg, seed=seed)
-    return Instances(build_model(d.membership), d.features, d.costs)
+    e = gen_data(num_data, 5, sets=size, elements=max(1, 3 * size // 4), deg=deg, noise_width=0.0, seed=seed)
+    return Instances(build_model(d.membership), d.features, d.costs, expected=e.costs)
 
 
 FAMILY = register(Family("set_cover", _instances, 40, "weighted set covering: size sets over 3 size / 4 elements"))

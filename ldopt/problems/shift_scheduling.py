@@ -183,7 +183,8 @@ def build_model(requirements: Any, most: Any, least: Any) -> Any:
 
 def _instances(num_data: int, size: int, deg: int, seed: int) -> Instances:
     d = gen_data(num_data, 5, employees=size, days=7, shifts=3, deg=deg, seed=seed)
-    return Instances(build_model(d.requirements, d.most, d.least), d.features, d.costs)
+    e = gen_data(num_data, 5, employees=size, days=7, shifts=3, deg=deg, noise_width=0.0, seed=seed)
+    return Instances(build_model(d.requirements, d.most, d.least), d.features, d.costs, expected=e.costs)
 
 
 FAMILY = register(Family("shift_scheduling", _instances, 8, "shift scheduling: size employees, 7 days of 3 shifts"))

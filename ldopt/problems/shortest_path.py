@@ -149,8 +149,9 @@ def build_model(grid: tuple[int, int] = (5, 5), binary: bool = True) -> Any:
 
 def _instances(num_data: int, size: int, deg: int, seed: int, parts: int | None = None) -> Instances:
     F, C = gen_data(num_data, 5, (size, size), deg=deg, noise_width=0.5, seed=seed)
+    _, E = gen_data(num_data, 5, (size, size), deg=deg, noise_width=0.0, seed=seed)  # the same draws, no noise
     blocks = None if parts is None else regions((size, size), parts)
-    return Instances(build_model((size, size)), F, C, blocks=blocks)
+    return Instances(build_model((size, size)), F, C, blocks=blocks, expected=E)
 
 
 def _two_regions(num_data: int, size: int, deg: int, seed: int) -> Instances:
