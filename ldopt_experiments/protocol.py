@@ -105,8 +105,7 @@ def knapsack_setup(
     model = knapsack.build_model(d.weights, d.capacities)
     p = ldopt.Problem.from_pyomo(model, model.c)
     tr, va, te = splits(d.features, d.costs, (train, val, test))
-    expected = knapsack.expected_costs(train + val + test, 12, items, dim, deg, 0.5, seed)  # protocol_data's draws
-    return Setup("knapsack", items, p, ldopt.decompose(p), tr, va, te, lr=1e-2, expected_test=expected[train + val :])
+    return Setup("knapsack", items, p, ldopt.decompose(p), tr, va, te, lr=1e-2, expected_test=d.expected[train + val :])
 
 
 def portfolio_setup(

@@ -324,9 +324,11 @@ def test_the_expected_costs_are_the_costs_mean_given_the_features(name):
 def test_the_knapsacks_expected_costs_integrate_the_rounded_noise():
     """PyEPO rounds the knapsack's noisy values up: ``E[ceil(v ε)]`` in closed form equals a fine
     midpoint rule over ``ε ~ U[0.5, 1.5]`` (not ``ceil(v)``), and ``ceil(v)`` without noise."""
-    E = knapsack.expected_costs(20, 12, 30, 10, 4, 0.5, 9)
-    _, _, v, _ = knapsack._draw(20, 12, 30, 10, 4, 9)
+    E = knapsack.protocol_data(20, 30, dim=10, deg=4, seed=9).expected
+    _, _, v, _ = knapsack._draw(20, 12, 30, 10, 4, 9)  # protocol_data's draws: 12 features
     eps = 0.5 + (np.arange(20000) + 0.5) / 20000
     numeric = np.ceil(v[..., None] * eps).mean(-1)
     np.testing.assert_allclose(E, numeric, atol=1e-3)  # the rule's error: a jump per step of 1/20000
-    np.testing.assert_array_equal(knapsack.expected_costs(20, 12, 30, 10, 4, 0.0, 9), np.ceil(v))
+    np.testing.assert_array_equal(
+        knapsack.protocol_data(20, 30, dim=10, deg=4, noise_width=0.0, seed=9).expected, np.ceil(v)
+    )

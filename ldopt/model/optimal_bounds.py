@@ -225,10 +225,9 @@ def _objective_bounds(
     sides: list[Side],
 ) -> tuple[list[InferredBound], dict[Side, str]]:
     """Rule 2 of the module docstring for ``sides``: the bounds found, and why the others were not."""
-    nothing = {s: "" for s in sides}
 
     def fail(why: str) -> tuple[list[InferredBound], dict[Side, str]]:
-        return [], {s: why for s in nothing}
+        return [], dict.fromkeys(sides, why)
 
     if any(r.is_quadratic for r in cm.rows):
         return fail("a feasible point's objective bounds nothing in a model with quadratic rows here")

@@ -58,10 +58,18 @@ def gen_data(
     seed
         The random seed.
     """
+    weights, feats, costs, _ = _generate(num_data, num_features, num_items, dim, deg, noise_width, seed)
+    return weights, feats, costs
+
+
+def _generate(
+    num_data: int, num_features: int, num_items: int, dim: int, deg: int, noise_width: float, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`gen_data`'s weights, features and costs, and the values ``v`` before the noise."""
     checks.nonnegative("noise_width", noise_width)
     weights, feats, values, rng = _draw(num_data, num_features, num_items, dim, deg, seed)
-    values = values * rng.uniform(1 - noise_width, 1 + noise_width, (num_data, num_items))
-    return weights, feats, np.ceil(values).astype(np.float32)
+    noisy = values * rng.uniform(1 - noise_width, 1 + noise_width, (num_data, num_items))
+    return weights, feats, np.ceil(noisy).astype(np.float32), values
 
 
 def _draw(
@@ -78,41 +86,12 @@ def _draw(
     return weights, feats, values * 5 / 3.5**deg, rng
 
 
-def expected_costs(
-    num_data: int,
-    num_features: int,
-    num_items: int,
-    dim: int = 1,
-    deg: int = 1,
-    noise_width: float = 0.0,
-    seed: int = 135,
-) -> np.ndarray:
-    """``E[c | features]`` of [`gen_data`][ldopt.problems.knapsack.gen_data]'s costs for the same
-    arguments: the mean of ``ceil(v ε)`` over ``ε ~ U[1 − w, 1 + w]``, in closed form
-    (``∫ ceil``, piecewise linear), not ``ceil(v)``.
-
-    Parameters
-    ----------
-    num_data
-        Instances.
-    num_features
-        Features per instance.
-    num_items
-        Items.
-    dim
-        Knapsack rows.
-    deg
-        The cost map's polynomial degree.
-    noise_width
-        Multiplicative noise half-width.
-    seed
-        The random seed.
-    """
-    w = checks.nonnegative("noise_width", noise_width)
-    _, _, v, _ = _draw(num_data, num_features, num_items, dim, deg, seed)
-    if w == 0:
-        return np.ceil(v)
-    lo, hi = v * (1 - w), v * (1 + w)
+def _expected(values: np.ndarray, noise_width: float) -> np.ndarray:
+    """``E[ceil(v ε)]`` over ``ε ~ U[1 − w, 1 + w]`` for the values ``v`` before the noise: the
+    costs' mean given the features, in closed form (``∫ ceil``, piecewise linear), not ``ceil(v)``."""
+    if noise_width == 0:
+        return np.ceil(values)
+    lo, hi = values * (1 - noise_width), values * (1 + noise_width)
     return (_ceil_integral(hi) - _ceil_integral(lo)) / (hi - lo)
 
 
@@ -136,12 +115,16 @@ class KnapsackData:
         Features ``(N, num_features)``.
     costs
         Item values ``(N, num_items)``.
+    expected
+        ``E[c | features]`` ``(N, num_items)``: the mean of the rounded-up noisy values, in closed
+        form (the decisions for it are the Bayes floor).
     """
 
     weights: np.ndarray  # (m, n) integers 3..7
     capacities: np.ndarray  # (m,) integers
     features: np.ndarray  # (N, p)
     costs: np.ndarray  # (N, n)
+    expected: np.ndarray  # (N, n) E[c | features]
 
 
 def protocol_data(
@@ -173,10 +156,10 @@ def protocol_data(
     seed
         The random seed.
     """
-    w, feats, costs = gen_data(num_data, num_features, num_items, dim, deg, noise_width, seed)
+    w, feats, costs, values = _generate(num_data, num_features, num_items, dim, deg, noise_width, seed)
     weights = w.astype(int)
     capacities = (0.5 * weights.sum(axis=1)).astype(int)
-    return KnapsackData(weights, capacities, feats, costs.astype(float))
+    return KnapsackData(weights, capacities, feats, costs.astype(float), _expected(values, noise_width))
 
 
 def build_model(weights: Any, capacities: Any) -> Any:
@@ -213,8 +196,7 @@ def build_model(weights: Any, capacities: Any) -> Any:
 
 def _instances(num_data: int, size: int, deg: int, seed: int) -> Instances:
     d = protocol_data(num_data, size, deg=deg, seed=seed)
-    e = expected_costs(num_data, 12, size, 10, deg, 0.5, seed)  # protocol_data's draws
-    return Instances(build_model(d.weights, d.capacities), d.features, d.costs, expected=e)
+    return Instances(build_model(d.weights, d.capacities), d.features, d.costs, expected=d.expected)
 
 
 FAMILY = register(Family("knapsack", _instances, 100, "the paper's multi-dimensional knapsack: size items, 10 rows"))
