@@ -6,11 +6,11 @@ instances, degree-4 costs, a linear model), trains MSE, SPO+ on the full problem
 multiple, L1) and LD(I-MLE, multiple, L2) with the reference's λ = 10 and with λ = 100 for up
 to ``--epochs`` epochs with early stopping on the validation regret, and prints one table per
 family (no full-problem SPO+ for facility location and lot sizing, whose objectives are not c·x)
-and the regrets of the constant mean-cost predictor and of the Bayes floor (the decisions for the
-generator's expected costs given the features). These are minimisations, where the default
-joint multipliers are poor (README, "Which multipliers"): the LD training sets use the shared dual
-with 300 Polyak steps. Results go to ``results/families/<family>``; ``--resume`` keeps the runs
-already there.
+with the references every run measures: the constant mean-cost predictor and the Bayes floor (the
+decisions for the generator's expected costs given the features; ``references.json``). These are
+minimisations, where the default joint multipliers are poor (README, "Which multipliers"): the LD
+training sets use the shared dual with 300 Polyak steps. Results go to
+``results/families/<family>``; ``--resume`` keeps the runs already there.
 
     python examples/families.py                        # every family, 3 seeds
     python examples/families.py --family set_cover --seeds 0
@@ -19,35 +19,11 @@ already there.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
-import numpy as np
-
-from ldopt.evaluate.regret import evaluate
 from ldopt_experiments import RunOptions, cli, protocol_dual
 from ldopt_experiments.arguments import integer_at_least
-from ldopt_experiments.protocol import FAMILIES, Setup
-
-
-def reference_regrets(setup: Setup, solver: str, out: Path) -> None:
-    """Test regret (%, as results.csv) of the constant predictor (the training costs' mean: the
-    bar every learned model must clear), saved to ``constant.json``, and of the decisions for the
-    generator's ``E[c | features]`` (the Bayes floor, which no predictor of the features beats on
-    average), saved to ``bayes.json``."""
-    (_, C), (_, test) = setup.train, setup.test
-    out.mkdir(parents=True, exist_ok=True)
-    for name, pred, what in (
-        ("constant", np.tile(C.mean(0), (len(test), 1)), "the constant mean-cost predictor"),
-        ("bayes", setup.expected_test, "the decisions for E[c | features] (the Bayes floor)"),
-    ):
-        if pred is None:
-            continue
-        value = evaluate(setup.problem, pred, test, solver).value
-        (out / f"{name}.json").write_text(
-            json.dumps(dict(problem=setup.name, size=setup.size, test_regret=100 * value))
-        )
-        print(f"{setup.name} n={setup.size}: {what}: test regret {value:.3%}")
+from ldopt_experiments.protocol import FAMILIES
 
 
 def main() -> None:
@@ -86,7 +62,6 @@ def main() -> None:
                 curve_instances=0,
             ),
         )
-        reference_regrets(setup, a.solver, Path(a.out))
 
 
 if __name__ == "__main__":

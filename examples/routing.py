@@ -20,15 +20,22 @@ forest of customer edges and the depot's edges, capacity ignored). The multiplie
 once per training instance (``mode="shared"``: they price the flows, arcs and loads at zero, so the
 oracles answer in closed form). A training step costs one oracle call per instance, not a solve.
 
-Methods (``--methods``): ``2s`` (two-stage MSE); ``spo+`` (PyEPO's SPO+ on the whole problem: one
-exact solution per instance and step, ``solver="auto"`` being the cut loop that each model
-declares: ``oracles=[tsp_tours.Tours]``, ``[cvrp_exact.Routes]``);
+Methods (``--methods``): ``bayes`` (no model: the decisions for the generator's expected costs
+``E[c | x]``, its distances plus the cost map without noise (``tsp.gen_data`` with
+``noise_width=0``: the noise is multiplicative with mean 1 and drawn last); no predictor beats its
+regret on average, up to the generator's rounding to 4 decimals); ``2s`` (two-stage MSE);
+``spo+`` (PyEPO's SPO+ on the whole problem: one exact solution per instance and step,
+``solver="auto"`` being the cut loop that each model declares: ``oracles=[tsp_tours.Tours]``, ``[cvrp_exact.Routes]``);
 ``ld:<spo+|imle|fy|fy@σ>:<L1|L2>:<static|multiple>[:mse]`` (``fy@2``: Fenchel–Young with noise
 σ = 2; ``static``: the structured block is the main block; ``:mse`` starts from the two-stage
 fit, whose seconds its training time includes; a suffix ``/<epochs>[/<lr>]`` overrides
 ``--epochs`` and the learning rate 5e-2 for that method, e.g. ``ld:fy@8:L1:static:mse/40/0.1``).
-The 100 validation instances are split off as the protocol does; the script does not use them
-(the settings in docs/results.md were chosen on them).
+The predictor (``--model``) is CaVE's linear model, or ``mlp:<width>``: two layers with a ReLU
+between them, the same network for every method (the ``2s`` row is then the MSE-trained network
+of that shape). The 100 validation instances are split off as the protocol does; with
+``--patience k`` every method is validated on them each epoch (exact tours) and stops after ``k``
+validations without a better regret, returning the best (otherwise the last model is tested, and
+the settings in docs/results.md were chosen on them).
 A rerun with the same settings and more seeds or methods keeps the (seed, method) rows it finished
 and the test optima it solved (``<out>/optima``).
 
@@ -44,6 +51,7 @@ import copy
 import json
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -83,6 +91,8 @@ def label(method: str, problem: str = "tsp") -> str:
     """A method's name in the table."""
     method, epochs, lr = settings(method)
     own = f" ({epochs} epochs" + (f", lr {lr:g})" if lr != 5e-2 else ")") if epochs else ""
+    if method == "bayes":
+        return "Bayes floor: decisions for E[c given x] (no model)"
     if method == "2s":
         return "two-stage (MSE)"
     if method == "spo+":
@@ -111,9 +121,10 @@ def method_name(text: str) -> str:
         len(parts) in (4, 5) and parts[0] == "ld" and _surrogate_ok(parts[1]) and parts[2] in ("L1", "L2")
         and parts[3] in ("static", "multiple") and parts[4:] in ([], ["mse"])
     )  # fmt: skip
-    if not (text in ("2s", "spo+") or (ld_ok and suffix_ok)):
+    if not (text in ("bayes", "2s", "spo+") or (ld_ok and suffix_ok)):
         raise argparse.ArgumentTypeError(
-            f"expected 2s, spo+ or ld:<spo+|imle|fy|fy@σ>:<L1|L2>:<static|multiple>[:mse][/epochs[/lr]], got {text!r}"
+            "expected bayes, 2s, spo+ or ld:<spo+|imle|fy|fy@σ>:<L1|L2>:<static|multiple>[:mse][/epochs[/lr]], "
+            f"got {text!r}"
         )
     return text
 
@@ -132,27 +143,69 @@ def _surrogate_ok(token: str) -> bool:
 
 
 def split(nodes: int, deg: int, seed: int, train: int, val: int, test: int) -> tuple[np.ndarray, ...]:
-    """CaVE's data and split for one seed: (x_train, c_train, x_val, c_val, x_test, c_test)."""
+    """CaVE's data and split for one seed: (x_train, c_train, x_val, c_val, x_test, c_test, e_test),
+    ``e_test`` the test instances' expected costs ``E[c | x]`` (the same draws without the noise)."""
     feats, costs = tsp.gen_data(2100, 10, nodes, deg=deg, noise_width=0.5, seed=seed)
-    x_rest, x_test, c_rest, c_test = train_test_split(feats, costs, test_size=1000, random_state=135)
+    _, expected = tsp.gen_data(2100, 10, nodes, deg=deg, noise_width=0.0, seed=seed)
+    x_rest, x_test, c_rest, c_test, _, e_test = train_test_split(
+        feats, costs, expected, test_size=1000, random_state=135
+    )
     x_train, x_val, c_train, c_val = train_test_split(x_rest, c_rest, test_size=100, random_state=135)
-    parts = (x_train[:train], c_train[:train], x_val[:val], c_val[:val], x_test[:test], c_test[:test])
+    parts = (x_train[:train], c_train[:train], x_val[:val], c_val[:val], x_test[:test], c_test[:test], e_test[:test])
     return tuple(np.asarray(a, dtype=float) for a in parts)
+
+
+def predictor(spec: str, features: int, costs: int) -> torch.nn.Module:
+    """``--model``'s network: ``linear`` (CaVE's) or ``mlp:<width>`` (two layers, a ReLU between)."""
+    if spec == "linear":
+        return torch.nn.Linear(features, costs)
+    width = int(spec.partition(":")[2])
+    return torch.nn.Sequential(torch.nn.Linear(features, width), torch.nn.ReLU(), torch.nn.Linear(width, costs))
+
+
+def model_spec(text: str) -> str:
+    """``--model``: ``linear`` or ``mlp:<width>``."""
+    name, colon, width = text.partition(":")
+    if text == "linear" or (name == "mlp" and colon and _number(width, integer=True)):
+        return text
+    raise argparse.ArgumentTypeError(f"expected linear or mlp:<width> (a positive integer), got {text!r}")
+
+
+def model_label(spec: str) -> str:
+    """The predictor's name in the table's title."""
+    return "linear model" if spec == "linear" else f"2-layer MLP (width {spec.partition(':')[2]}, ReLU)"
+
+
+class Training(NamedTuple):
+    """What every method of a run shares: the predictor, the epochs (the others', two-stage's) and
+    the validation (``None``: the last model is tested)."""
+
+    model: str
+    epochs: tuple[int, int]
+    val: lt.Validator | None
+    patience: int | None
 
 
 def train_one(
     method: str, p: ldopt.Problem, data: lt.LDDataset, x_tr: np.ndarray, c_tr: np.ndarray,
-    epochs: tuple[int, int], seed: int, start: torch.nn.Module | None,
+    how: Training, seed: int, start: torch.nn.Module | None,
 ) -> torch.nn.Module:  # fmt: skip
-    """One method's linear model (CaVE's hyperparameters); ``epochs``: (the others, two-stage)."""
+    """One method's model (CaVE's hyperparameters unless the method says otherwise)."""
     torch.manual_seed(seed)
-    epochs, two_stage_epochs = epochs
-    model = torch.nn.Linear(x_tr.shape[1], p.num_costs)
+    epochs, two_stage_epochs = how.epochs
+    model = predictor(how.model, x_tr.shape[1], p.num_costs)
+
+    def fit(model: torch.nn.Module, data: lt.LDDataset | lt.OptDataset, loss: torch.nn.Module, epochs: int,
+            lr: float = 5e-2, mode: str = "static", main: int | None = None) -> torch.nn.Module:  # fmt: skip
+        schedule, options = lt.Schedule(patience=how.patience), lt.FitOptions(warm_start="none")
+        return lt.fit(model, data, loss, mode, main, epochs, val=how.val, lr=lr, seed=seed, progress=False,
+                      schedule=schedule, options=options).model  # fmt: skip
+
     if method == "2s":
-        return lt.fit(model, data, lt.MSELoss(), epochs=two_stage_epochs, lr=5e-2, seed=seed, progress=False).model
+        return fit(model, data, lt.MSELoss(), two_stage_epochs)
     if method == "spo+":  # PyEPO's SPO+ on the whole problem: its "auto" solver is the tours' cut loop
         full = lt.OptDataset(p, x_tr, c_tr)
-        return lt.fit(model, full, lt.FullLoss(p, "spo+"), epochs=epochs, lr=5e-2, seed=seed, progress=False).model
+        return fit(model, full, lt.FullLoss(p, "spo+"), epochs)
     method, own_epochs, lr = settings(method)
     epochs = own_epochs or epochs
     if method.endswith(":mse"):
@@ -162,7 +215,7 @@ def train_one(
     _, surrogate, target, mode, *_ = method.split(":")
     loss = lt.LDLoss(data.dec, surrogate=surrogate_of(surrogate), target=target)
     main = data.dec.num_blocks - 1 if mode == "static" else None
-    return lt.fit(model, data, loss, mode=mode, main=main, epochs=epochs, lr=lr, seed=seed, progress=False).model
+    return fit(model, data, loss, epochs, lr, mode, main)
 
 
 class Routing:
@@ -207,33 +260,41 @@ def run_seed(a: argparse.Namespace, i: int, done: frozenset[str] = frozenset()) 
     """The methods on seed ``42 + i`` that ``done`` lacks; one row per method (the two-stage fit is
     trained again, not tested, where a method from it needs it)."""
     seed = 42 + i
-    x_tr, c_tr, _, _, x_te, c_te = split(a.nodes, a.deg, seed, a.train, a.val, a.test)
+    x_tr, c_tr, x_va, c_va, x_te, c_te, e_te = split(a.nodes, a.deg, seed, a.train, a.val, a.test)
     r = Routing(a, seed)
-    t = time.perf_counter()
-    data = lt.LDDataset(
-        r.dec, x_tr, c_tr, lt.DEFAULTS.dual.merged(mode="shared"), iterations=a.iterations, progress=False
-    )
-    multipliers_s = time.perf_counter() - t
-    opt, optima_s = test_optima(a, r, seed, c_te)
     rows, fitted, seconds = [], {}, {}
     todo = [m for m in a.methods if m not in done]
     needed = ["2s"] if "2s" not in todo and any(map(from_two_stage, todo)) else []
-    for method in needed + todo:
+    trained = [m for m in needed + todo if m != "bayes"]
+    data, multipliers_s = None, None
+    if trained:  # the multipliers of the training instances, solved once
         t = time.perf_counter()
-        epochs = (a.epochs, a.epochs_2s)
-        net = fitted[method] = train_one(method, r.p, data, x_tr, c_tr, epochs, seed, fitted.get("2s"))
-        train_s = time.perf_counter() - t + (seconds["2s"] if from_two_stage(method) else 0.0)
-        seconds[method] = train_s  # a method from the two-stage fit counts that fit's seconds too
+        data = lt.LDDataset(
+            r.dec, x_tr, c_tr, lt.DEFAULTS.dual.merged(mode="shared"), iterations=a.iterations, progress=False
+        )
+        multipliers_s = time.perf_counter() - t
+    val = lt.Validator(r.p, x_va, c_va) if a.patience and trained else None
+    how = Training(a.model, (a.epochs, a.epochs_2s), val, a.patience)
+    opt, optima_s = test_optima(a, r, seed, c_te)
+    for method in needed + todo:
+        train_s = None
+        if method == "bayes":
+            pred = e_te
+        else:
+            t = time.perf_counter()
+            net = fitted[method] = train_one(method, r.p, data, x_tr, c_tr, how, seed, fitted.get("2s"))
+            train_s = time.perf_counter() - t + (seconds["2s"] if from_two_stage(method) else 0.0)
+            seconds[method] = train_s  # a method from the two-stage fit counts that fit's seconds too
+            with torch.no_grad():
+                pred = net(torch.as_tensor(x_te, dtype=torch.float32)).numpy().astype(float)
         if method not in todo:
             continue
-        with torch.no_grad():
-            pred = net(torch.as_tensor(x_te, dtype=torch.float32)).numpy().astype(float)
         chosen = r.solve(pred)
         regret = float(((c_te * chosen).sum(1) - opt).sum() / np.abs(opt).sum())
         rows.append(dict(seed=seed, method=method, regret=100 * regret, train_seconds=train_s,
                          multipliers_seconds=multipliers_s, optima_seconds=optima_s))  # fmt: skip
-        print(f"seed {seed} {label(method, a.problem)}: test regret {100 * regret:.2f}%, training {train_s:.0f} s",
-              flush=True)  # fmt: skip
+        spent = "" if train_s is None else f", training {train_s:.0f} s"
+        print(f"seed {seed} {label(method, a.problem)}: test regret {100 * regret:.2f}%{spent}", flush=True)
     return rows
 
 
@@ -245,13 +306,19 @@ def title(a: argparse.Namespace) -> str:
 def summary(a: argparse.Namespace, rows: list[dict]) -> list[str]:
     """The table: ldopt's rows (mean ± sd over the seeds run) beside CaVE's published ones."""
     seeds = sorted({r["seed"] for r in rows})
+    model = "" if a.model == "linear" else f", a {model_label(a.model)}"
+    stop = f", early stopped on validation (patience {a.patience})" if a.patience else ""
     lines = [
-        f"{title(a)} deg {a.deg}: {a.train} train / {a.test} test, {len(seeds)} seeds ({seeds[0]}..{seeds[-1]})",
+        f"{title(a)} deg {a.deg}: {a.train} train / {a.test} test, {len(seeds)} seeds ({seeds[0]}..{seeds[-1]})"
+        f"{model}{stop}",
         "| method | test regret % (mean ± sd over seeds) | training s (mean) |",
         "|---|---|---|",
     ]
     for method in a.methods:
         reg = np.array([x["regret"] for x in rows if x["method"] == method])
+        if method == "bayes":
+            lines.append(f"| {label(method)} | {reg.mean():.2f} ± {reg.std():.2f} | — |")
+            continue
         secs = np.mean([x["train_seconds"] for x in rows if x["method"] == method])
         lines.append(
             f"| {label(method, a.problem)} (ldopt, 2 CPU cores) | {reg.mean():.2f} ± {reg.std():.2f} | {secs:.0f} |"
@@ -271,6 +338,9 @@ def plot(a: argparse.Namespace, rows: list[dict], path: Path) -> None:
     fig, ax = plt.subplots(figsize=(6.5, 4))
     for method in a.methods:
         r = [x for x in rows if x["method"] == method]
+        if method == "bayes":  # no training: a line at its mean
+            ax.axhline(np.mean([x["regret"] for x in r]), color="black", ls=":", lw=1, label=label(method))
+            continue
         ax.scatter(
             [x["train_seconds"] for x in r], [x["regret"] for x in r], label=f"{label(method, a.problem)} (ldopt)", s=18
         )
@@ -303,6 +373,13 @@ def main() -> None:
     ap.add_argument("--epochs-2s", type=integer_at_least(1), default=20, help="the two-stage model's epochs")
     ap.add_argument("--iterations", type=integer_at_least(1), default=100, help="dual steps per instance")
     ap.add_argument("--methods", nargs="+", type=method_name, default=["2s", "ld:spo+:L1:static", "ld:fy@2:L1:static"])
+    ap.add_argument("--model", type=model_spec, default="linear", help="linear or mlp:<width>")
+    ap.add_argument(
+        "--patience",
+        type=integer_at_least(1),
+        default=None,
+        help="validate every epoch, stop after this many without a better regret (default: no validation)",
+    )
     ap.add_argument("--out", default="results/routing")
     a = ap.parse_args()
     out = Path(a.out)
@@ -313,6 +390,8 @@ def main() -> None:
         old = json.loads(saved.read_text())
         old["args"].setdefault("epochs_2s", 2 * old["args"]["epochs"])  # runs before --epochs-2s: twice --epochs
         old["args"].setdefault("problem", "tsp")  # runs before --problem: the TSP
+        old["args"].setdefault("model", "linear")  # runs before --model and --patience: linear, not validated
+        old["args"].setdefault("patience", None)
         kept = ("seeds", "out", "methods")
         theirs = {k: v for k, v in old["args"].items() if k not in kept}
         ours = {k: v for k, v in vars(a).items() if k not in kept}

@@ -8,7 +8,7 @@ from .curves import budget_curve, checkpoints
 from .methods import BASELINES, GRAMMAR, MethodSpec, label, parse_method
 from .paper import PAPER, paper
 from .protocol import Setup, knapsack_setup, portfolio_setup
-from .results import load_rows, mean_ci, merge_rows, paper_table, save_rows, stem, table
+from .results import REFERENCES, load_references, load_rows, mean_ci, merge_rows, paper_table, save_rows, stem, table
 from .run_options import protocol_dual
 from .runner import RunOptions, run
 
@@ -16,6 +16,7 @@ __all__ = [
     "BASELINES",
     "GRAMMAR",
     "PAPER",
+    "REFERENCES",
     "MethodSpec",
     "RunOptions",
     "Setup",
@@ -25,6 +26,7 @@ __all__ = [
     "experiment_main",
     "knapsack_setup",
     "label",
+    "load_references",
     "load_rows",
     "mean_ci",
     "merge_rows",

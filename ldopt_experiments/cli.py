@@ -19,7 +19,7 @@ from .arguments import experiment_parser
 from .methods import check_packages, parse_method
 from .plots import plot
 from .protocol import FAMILIES, Setup, knapsack_setup, portfolio_setup
-from .results import Row, load_rows, paper_table, table
+from .results import Row, load_references, load_rows, paper_table, table
 from .run_options import RunOptions, protocol_dual
 from .runner import run
 
@@ -86,10 +86,11 @@ def report(rows: list[Row], out: str | Path) -> None:
     out
         The folder of the table and plots.
     """
+    references = load_references(out)
     print()
-    print(table(rows, timing=False))
+    print(table(rows, timing=False, references=references))
     print("Times on this machine (they vary with its speed and load):")
-    print(table(rows))
+    print(table(rows, references=references))
     try:
         pic = plot(out)
     except ImportError:
@@ -190,7 +191,8 @@ def table_main(argv: list[str]) -> None:
         report(load_rows(Path(t.folders[0]) / "results.csv"), t.folders[0])
         return
     rows = [r for f in t.folders for r in load_rows(Path(f) / "results.csv")]
-    text = "\n".join(paper_table(rows, p) for p in dict.fromkeys(r["problem"] for r in rows))
+    refs = [r for r in map(load_references, t.folders) if r is not None]
+    text = "\n".join(paper_table(rows, p, refs) for p in dict.fromkeys(r["problem"] for r in rows))
     print(text, end="")
     if t.out:
         write_text(t.out, text)

@@ -139,7 +139,8 @@ def portfolio_setup(
     p = inst.problem()
     dec = ldopt.decompose(p, inst.blocks)
     tr, va, te = splits(inst.features, inst.costs, (train, val, test))
-    return Setup("portfolio", assets, p, dec, tr, va, te, fam.lr, inst.main_block(dec), "symmetric")
+    expected = None if inst.expected is None else inst.expected[train + val :]
+    return Setup("portfolio", assets, p, dec, tr, va, te, fam.lr, inst.main_block(dec), "symmetric", expected)
 
 
 def family_setup(

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -121,7 +123,41 @@ def mean_ci(values: list[float], level: float = 0.95) -> tuple[float, float]:
     return float(v.mean()), float(half)
 
 
-def table(rows: list[Row], timing: bool = True) -> str:
+REFERENCES = {  # the references a run measures on its test set beside the methods (references.json)
+    "constant": "constant predictor (the training costs' mean, no model)",
+    "bayes": "Bayes floor: decisions for E[c given features] (no model)",
+}
+
+
+def load_references(out: str | Path) -> dict[str, Any] | None:
+    """The references a run saved in ``out`` (``references.json``: the test regret % of each of
+    ``results.REFERENCES`` it could measure), or ``None``.
+
+    Parameters
+    ----------
+    out
+        A run's folder.
+    """
+    path = Path(out) / "references.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def reference_cell(references: dict[str, Any], name: str) -> str:
+    """One reference's test regret % as a table shows it: the value; its certified lower end where
+    its decisions stopped at a gap (``≥``); where it was estimated on a random sample of the test
+    set, its standard error and the sample's size."""
+    v = references["test_regret"][name]
+    notes = []
+    lower = references.get("lower", {}).get(name)
+    if lower is not None and f"{lower:.3f}" != f"{v:.3f}":  # decisions stopped at a gap
+        notes.append(f"≥ {lower:.3f}")
+    se = references.get("standard_error", {}).get(name)
+    if se is not None:
+        notes.append(f"SE {se:.3f}; {references['instances']} of {references['of']} instances")
+    return f"{v:.3f} ({'; '.join(notes)})" if notes else f"{v:.3f}"
+
+
+def table(rows: list[Row], timing: bool = True, references: dict[str, Any] | None = None) -> str:
     """A Markdown table in Table 1's layout: regret % (the mean, ± its 95% CI over seeds where there
     are several; with its certified upper end where some optima are unproven), time to best,
     epochs/s, the paper's figure. ``timing=False`` leaves out what depends on the machine's speed
@@ -134,6 +170,9 @@ def table(rows: list[Row], timing: bool = True) -> str:
         Result rows.
     timing
         Add the time columns (they vary with the load).
+    references
+        A run's [`load_references()`][ldopt_experiments.results.load_references], shown as rows
+        after the methods', or ``None``.
     """
     certified = any(
         r.get("test_upper") not in (None, "")
@@ -169,14 +208,20 @@ def table(rows: list[Row], timing: bool = True) -> str:
             middle = f" {best} | {', '.join(str(int(r['epochs'])) for r in rs)} |"
         spread = f" ± {h:.3f}" if len(rs) > 1 else ""
         lines.append(f"| {prob} n={size} | {label(method)} | {m:.3f}{spread} |{upper}{middle} {len(rs)} | {ref} |")
+    if references is not None:  # no model, no seeds: the other cells are empty
+        empty = " – |" * (int(certified) + cols.count("|") + 2)
+        where = f"{references['problem']} n={references['size']}"
+        lines += [
+            f"| {where} | {REFERENCES[k]} | {reference_cell(references, k)} |{empty}" for k in references["test_regret"]
+        ]
     return "\n".join(lines) + "\n"
 
 
-def paper_table(rows: list[Row], problem: str) -> str:
+def paper_table(rows: list[Row], problem: str, references: Sequence[dict[str, Any]] = ()) -> str:
     """Table 1's layout for ``problem``: one row per method (the paper's order, then any others),
     and per size our test regret % (mean ± 95% CI over seeds, time to best) beside the paper's,
     the lower of the two in bold. A column says its seeds when every run in it has the same count;
-    a cell whose count differs says its own.
+    a cell whose count differs says its own. The references of the sizes that have them follow.
 
     Parameters
     ----------
@@ -184,6 +229,9 @@ def paper_table(rows: list[Row], problem: str) -> str:
         Result rows.
     problem
         ``"knapsack"`` or ``"portfolio"``.
+    references
+        The runs' [`load_references()`][ldopt_experiments.results.load_references] (those of
+        other problems are left out).
     """
     rows = [r for r in rows if r["problem"] == problem]
     if not rows:
@@ -221,6 +269,12 @@ def paper_table(rows: list[Row], problem: str) -> str:
                 ref = f"**{ref}**"
             cells.append(f" {own} | {ref} |")
         lines.append("".join(cells))
+    found = {int(r["size"]): r for r in references if r["problem"] == problem}
+    for name, text in REFERENCES.items():
+        have = {n for n in sizes if n in found and name in found[n]["test_regret"]}
+        if have:
+            cells = [f" {reference_cell(found[n], name)} | — |" if n in have else " — | — |" for n in sizes]
+            lines.append(f"| {text} |" + "".join(cells))
     return "\n".join(lines) + "\n"
 
 

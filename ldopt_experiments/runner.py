@@ -13,10 +13,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
 from ldopt.errors import InputError
-from ldopt.evaluate.regret import Optima, RegretReport, evaluate, optima
+from ldopt.evaluate.regret import Optima, RegretReport, decisions, evaluate, optima, report
+from ldopt.model.batch import checked, solve_many
 from ldopt.runtime.cache import write_text
 from ldopt.runtime.interrupts import Terminated
 from ldopt_torch import PAPER, FitResult, LDDataset, OptDataset, Schedule, Validator, fit
@@ -25,7 +27,7 @@ from .curves import budget_curve, checkpoints
 from .methods import MethodSpec, check_packages, loss_for, parse_method
 from .paper import paper
 from .protocol import Setup
-from .results import Row, merge_rows, save_rows, stem, table
+from .results import Row, load_references, merge_rows, save_rows, stem, table
 from .run_folder import check_resumable, output_folder, read_json, save, save_meta
 from .run_options import RunOptions, Stages
 
@@ -80,6 +82,9 @@ def run(setup: Setup, methods: list[str], seeds: list[int], options: RunOptions 
         save_meta(setup, opts, out, stages)
     cache = out / "cache" if out else None  # optima and training sets: a resumed run loads them
     validator, test_opt = _evaluation(setup, opts, stages, cache)
+    refs = stages.timed(
+        "references: test set", lambda: references(setup, opts.solver, test_opt, out, opts.time_limit, opts.progress)
+    )
     ld_data, opt_data = _training_sets(setup, specs, opts, cache, stages)
     stages.timed("warm-up (compilation)", lambda: _warm_up(setup, specs, opts, ld_data))
     rows: list[Row] = []
@@ -111,7 +116,7 @@ def run(setup: Setup, methods: list[str], seeds: list[int], options: RunOptions 
                 lost = sorted(f for f in (out / "runs").glob("*.json") if f.stem not in have)
                 merged += [read_json(f) for f in lost]
                 save_rows(merged, out / "results.csv")
-                write_text(out / "table.md", table(merged))
+                write_text(out / "table.md", table(merged, references=refs))
                 save_meta(setup, opts, out, stages)
             if opts.progress:
                 print(
@@ -142,6 +147,100 @@ def _evaluation(setup: Setup, opts: RunOptions, stages: Stages, cache: Path | No
         )
         test_opt = test_opt.tighten(bound)
     return validator, test_opt
+
+
+def references(
+    setup: Setup, solver: str, test_opt: Optima | None, out: Path | None = None, time_limit: float | None = None,
+    progress: bool = False, sample: int | None = None, gap: float = 0.0,
+) -> Row:  # fmt: skip
+    """The test regret % of the references (``results.REFERENCES``):
+    the constant predictor (the training costs' mean: the bar every learned model must clear) and,
+    where the generator knows ``E[c | features]`` (``setup.expected_test``), the Bayes floor (its
+    decisions: no predictor of the features beats them on average). Saved to
+    ``out/references.json`` and kept there for the same data, solver, sample and limits; ``run()``
+    measures them on the whole test set before training.
+
+    Where the floor's decisions are too slow to take for every test instance (an MKP of 300 items:
+    the expected costs are fractional, and the solver takes seconds each), ``sample`` estimates
+    both references on that many test instances drawn uniformly without replacement (seed 0): the
+    ratio estimator ``Σ regret / Σ |optimum|`` of the sample, saved with its standard error
+    (the ratio estimator's, with the finite-population correction). Where even a sample's are
+    (an MKP instance of 100 items may take minutes), ``gap`` and ``time_limit`` stop the floor's
+    decisions early. For ``E[c | x]`` they are then worse than the exact ones by at most the
+    solver's remaining gap, so their expected regret exceeds the floor's by at most the gaps'
+    sum over ``Σ |optimum|``: saved as ``lower["bayes"]``, the floor's certified lower end.
+
+    Parameters
+    ----------
+    setup
+        The setup.
+    solver
+        The decisions' solver (the run's).
+    test_opt
+        The test set's optima, or ``None``: solved here (for the sampled instances only).
+    out
+        The run's folder, or ``None`` (not saved).
+    time_limit
+        Seconds per decision, or ``None`` (the run's).
+    progress
+        Print each reference's regret.
+    sample
+        Test instances to estimate on, or ``None``: every one.
+    gap
+        The decisions' relative MIP gap (0: exact).
+    """
+    (_, C), (_, test) = setup.train, setup.test
+    n = len(test)
+    if sample is not None and sample < 2:
+        raise InputError(f"references: expected a sample of at least 2 test instances, got {sample}")
+    k = n if sample is None else min(sample, n)
+    key = dict(
+        problem=setup.name, size=setup.size, digest=setup.data_digest, solver=solver, instances=k, of=n, gap=gap,
+        time_limit=time_limit,
+    )  # fmt: skip
+    saved = load_references(out) if out else None
+    if saved is not None and all(saved.get(name) == v for name, v in key.items()):
+        return saved
+    idx = np.sort(np.random.default_rng(0).choice(n, k, replace=False)) if k < n else np.arange(n)
+    if test_opt is None:
+        test_opt = optima(setup.problem, test[idx], solver, time_limit=time_limit)
+    elif k < n:
+        test_opt = test_opt.select(idx)
+    chosen = {  # the constant predictor's decision is one solve, taken for every instance
+        "constant": lambda: np.repeat(
+            decisions(setup.problem, C.mean(0)[None], solver, time_limit=time_limit, gap=gap), k, 0
+        )
+    }
+    slack = None
+    if setup.expected_test is not None:
+        sol = checked(
+            solve_many(setup.problem, setup.expected_test[idx], solver, time_limit=time_limit, gap=gap), "E[c]"
+        )
+        chosen["bayes"] = lambda: sol.x
+        # E[regret(x̂) − regret(x*) | x] = E[c]ᵀ(x* − x̂) ≤ the solver's gap on E[c]: the floor's lower end
+        slack = max(0.0, float(np.sum(test_opt.sign * (sol.bound - sol.objective))))
+    found: Row = dict(key, test_regret={})
+    for name, x in chosen.items():
+        r = report(test_opt, setup.problem.objective(x(), test[idx]))
+        found["test_regret"][name] = 100 * r.value
+        if k < n:
+            found.setdefault("standard_error", {})[name] = 100 * _ratio_standard_error(r, test_opt, n)
+        if progress:
+            print(f"  {name:28s} test regret {100 * r.value:.3f}% (a reference: no model)", flush=True)
+    if slack is not None:
+        found["lower"] = {"bayes": found["test_regret"]["bayes"] - 100 * slack / float(np.abs(test_opt.value).sum())}
+    if out:
+        write_text(out / "references.json", json.dumps(found, indent=1))
+    return found
+
+
+def _ratio_standard_error(r: RegretReport, opt: Optima, population: int) -> float:
+    """The standard error of the ratio estimator ``Σ regret / Σ |optimum|`` on a uniform sample
+    without replacement of ``population`` instances."""
+    k, size = len(r.regrets), np.abs(opt.value)
+    resid = r.regrets - r.value * size
+    var = (1 - k / population) * float(np.sum(resid**2)) / (k * (k - 1)) / float(size.mean()) ** 2
+    return float(np.sqrt(var))
 
 
 def _training_sets(

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ldopt_experiments.results import load_rows, mean_ci, paper_table, table
+from ldopt_experiments.results import load_references, load_rows, mean_ci, paper_table, reference_cell, table
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -248,17 +248,35 @@ TABLE1 = [
 ]
 
 
+TABLE1_FLOORS = {(p, n) for p, sizes in (("knapsack", (100, 200, 300)), ("portfolio", (50, 200, 400))) for n in sizes}
+
+
 def test_table_1_is_the_committed_runs_in_the_papers_layout():
-    """``table1.md`` is what ``ldopt table <folders> --paper`` makes of the committed runs, and the
-    README shows it as it is."""
+    """``table1.md`` is what ``ldopt table <folders> --paper`` makes of the committed runs, with
+    every folder's references (the Bayes floor among them), and the README shows it as it is."""
     runs = [r for folder in TABLE1 for r in load_rows(RESULTS / folder / "results.csv")]
-    want = "\n".join(paper_table(runs, p) for p in ("knapsack", "portfolio"))
+    refs = [r for r in (load_references(RESULTS / folder) for folder in TABLE1) if r is not None]
+    floors = {(r["problem"], r["size"]) for r in refs if "bayes" in r["test_regret"]}
+    assert floors >= TABLE1_FLOORS, "run benchmarks/references.py on those folders"
+    for r in refs:  # the text beside the table quotes each floor
+        assert f"against {r['test_regret']['bayes']:.3f}%" in README, f"docs/results.md: {r['problem']} {r['size']}"
+    want = "\n".join(paper_table(runs, p, refs) for p in ("knapsack", "portfolio"))
     assert (RESULTS / "table1.md").read_text() == want, "rerun the command in benchmarks/results/README.md"
     shown = README.split("<!-- table1 -->\n", 1)[1].split("<!-- /table1 -->", 1)[0]
     assert shown == want
     folders = " ".join(f"benchmarks/results/{f}" for f in TABLE1)
     command = f"ldopt table {folders} --paper --out benchmarks/results/table1.md"
     assert command in (RESULTS / "README.md").read_text(), "the folders of benchmarks/results/README.md's command"
+
+
+def test_the_large_knapsacks_references_are_the_folders():
+    """``docs/results.md``'s n = 1000 and n = 5000 tables show their folders' references as
+    ``benchmarks/references.py`` saved them (the floor with its lower end, the sample's SE)."""
+    for folder in ("large_knapsack", "large_knapsack_5000"):
+        refs = load_references(RESULTS / folder)
+        assert refs is not None, f"run benchmarks/references.py on benchmarks/results/{folder}"
+        for name in ("constant", "bayes"):
+            assert f"(no model) | {reference_cell(refs, name)} |" in README, f"{folder}: {name}"
 
 
 def test_the_portfolio_risk_block_figures_are_the_benchmarks():
@@ -318,9 +336,9 @@ def test_the_unit_flow_oracle_figures_are_the_benchmark():
 
 
 def test_the_families_bayes_floor_is_the_committed_run():
-    """``docs/results.md``'s families table shows each family's Bayes floor (``bayes.json``: the
-    test regret of the decisions for ``E[c | features]``), below the constant predictor and below
-    every learned method's mean there."""
+    """``docs/results.md``'s families table shows each family's Bayes floor (``references.json``:
+    the test regret of the decisions for ``E[c | features]``), below the constant predictor and
+    below every learned method's mean there."""
     lines = (ROOT / "docs/results.md").read_text().splitlines()
     head = lines.index(next(line for line in lines if line.startswith("| family | constant predictor | Bayes floor |")))
     table = lines[head + 2 : head + 8]
@@ -333,8 +351,8 @@ def test_the_families_bayes_floor_is_the_committed_run():
         "lot sizing 4×8 (Gurobi)": "lot_sizing",
     }
     for label, fam in labels.items():
-        floor = json.loads((RESULTS / "families" / fam / "bayes.json").read_text())["test_regret"]
-        constant = json.loads((RESULTS / "families" / fam / "constant.json").read_text())["test_regret"]
+        references = json.loads((RESULTS / "families" / fam / "references.json").read_text())["test_regret"]
+        floor, constant = references["bayes"], references["constant"]
         (row,) = [line for line in table if line.startswith(f"| {label} | ")]
         assert row.startswith(f"| {label} | {constant:.1f} | {floor:.2f} | "), row
         means = [float(c.split(" ± ")[0].strip("* ")) for c in row.split(" | ")[3:-1] if " ± " in c]
@@ -364,7 +382,8 @@ def test_the_min_cost_flow_oracle_figures_are_the_benchmark():
 def test_the_readme_shows_exactly_the_table_the_main_job_printed():
     """The main job's first table (regret, best and last epoch: what its epoch budget makes the
     same on every machine) is pasted into the README as ``benchmarks/results/main_job`` holds it."""
-    want = table(load_rows(RESULTS / "main_job" / "results.csv"), timing=False)
+    folder = RESULTS / "main_job"
+    want = table(load_rows(folder / "results.csv"), timing=False, references=load_references(folder))
     shown = README.split("<!-- main-job -->\n", 1)[1].split("<!-- /main-job -->", 1)[0]
     assert shown == want, "rerun the main job into benchmarks/results/main_job and paste its first table"
 
@@ -387,10 +406,10 @@ def test_the_pyepo_knapsack_table_is_the_committed_run(run):
             assert line in docs, f"docs/results.md lacks the committed row {line!r}"
 
 
-@pytest.mark.parametrize("run", ["tsp20", "tsp20_spo", "tsp50", "tsp50deg6", "cvrp20"])
+@pytest.mark.parametrize("run", ["tsp20", "tsp20_spo", "tsp50", "tsp50deg6", "tsp20deg6", "cvrp20"])
 def test_the_routing_tables_are_the_committed_runs(run):
     """The CaVE TSP and CVRP tables in the docs are the ones `examples/routing.py` wrote, and each of
-    their ldopt rows is the mean and spread of the seeds in its results.json."""
+    their ldopt rows (and the Bayes floor's) is the mean and spread of the seeds in its results.json."""
     folder = RESULTS / "routing" / run
     table = (folder / "table.md").read_text().splitlines()
     meta = json.loads((folder / "results.json").read_text())
@@ -398,7 +417,8 @@ def test_the_routing_tables_are_the_committed_runs(run):
         regret = np.array([r["regret"] for r in meta["rows"] if r["method"] == method])
         assert len(regret) == meta["args"]["seeds"], method
         cells = f"| {regret.mean():.2f} ± {regret.std():.2f} |"
-        assert sum(cells in line and "(ldopt" in line for line in table) >= 1, method
+        ours = "| Bayes floor" if method == "bayes" else "(ldopt"
+        assert sum(cells in line and ours in line for line in table) >= 1, method
     docs = (ROOT / "docs" / "results.md").read_text()
     for line in table:
         if line.startswith("| ") and "---" not in line:

@@ -18,6 +18,7 @@ import ldopt  # noqa: E402
 import ldopt.evaluate.optima as optima_module  # noqa: E402
 import ldopt_experiments as experiment  # noqa: E402
 import ldopt_torch as lt  # noqa: E402
+from ldopt.evaluate.regret import Optima, RegretReport, decisions, evaluate, optima  # noqa: E402
 from ldopt_experiments import cli, runner  # noqa: E402
 
 
@@ -111,6 +112,14 @@ def test_the_paper_layout_puts_ours_beside_the_paper_and_bolds_the_lower(tmp_pat
         experiment.save_rows(part, tmp_path / f"f{k}" / "results.csv")
     cli.main(["table", str(tmp_path / "f0"), str(tmp_path / "f1"), "--paper", "--out", str(tmp_path / "t.md")])
     assert (tmp_path / "t.md").read_text() == text
+    # a folder's references (constant predictor, Bayes floor) follow the methods, per size
+    ref = dict(problem="knapsack", size=300, digest="d", solver="highs", test_regret=dict(constant=9.5, bayes=1.25))
+    (tmp_path / "f1" / "references.json").write_text(json.dumps(ref))
+    cli.main(["table", str(tmp_path / "f0"), str(tmp_path / "f1"), "--paper", "--out", str(tmp_path / "t.md")])
+    assert (tmp_path / "t.md").read_text().splitlines()[-2:] == [
+        f"| {experiment.REFERENCES['constant']} | — | — | 9.500 | — |",
+        f"| {experiment.REFERENCES['bayes']} | — | — | 1.250 | — |",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -183,9 +192,75 @@ def test_runner_end_to_end_on_a_tiny_knapsack(tmp_path):
     assert (out / "results.csv").exists() and (out / "table.md").exists() and (out / "regret.png").stat().st_size > 0
     assert len(list((out / "histories").glob("*.csv"))) == 8
     # the table is rebuilt from the saved results alone
-    again = experiment.table(experiment.load_rows(out / "results.csv"))
+    references = experiment.load_references(out)
+    again = experiment.table(experiment.load_rows(out / "results.csv"), references=references)
     assert again == (out / "table.md").read_text()
     assert "LD(SPO+, static, L1)" in again and "| knapsack n=15 |" in again
+    # the references, measured on the test set: the constant predictor's and the Bayes floor's
+    # decisions, their regrets those of an independent evaluation (the optima solved again)
+    setup = experiment.knapsack_setup(15, train=30, val=10, test=20)
+    (_, C), (_, test) = setup.train, setup.test
+    constant = evaluate(setup.problem, np.tile(C.mean(0), (20, 1)), test, "highs").value
+    floor = evaluate(setup.problem, setup.expected_test, test, "highs").value
+    assert references["test_regret"] == pytest.approx(dict(constant=100 * constant, bayes=100 * floor), abs=1e-9)
+    assert references["digest"] == setup.data_digest and floor < constant
+    assert f"| knapsack n=15 | {experiment.REFERENCES['bayes']} | {100 * floor:.3f} |" in again
+
+
+def test_references_on_a_sample_estimate_the_test_sets_with_their_standard_error(tmp_path):
+    """``sample=k``: both references measured on k test instances drawn without replacement, the
+    optima solved for those alone; the regrets those of an independent evaluation of the same
+    instances, saved with a standard error, and shown with it and the sample's size."""
+    setup = experiment.knapsack_setup(15, train=30, val=10, test=40)
+    found = runner.references(setup, "highs", None, tmp_path, sample=12)
+    assert (found["instances"], found["of"]) == (12, 40)
+    idx = np.sort(np.random.default_rng(0).choice(40, 12, replace=False))
+    (_, C), (_, test) = setup.train, setup.test
+    floor = evaluate(setup.problem, setup.expected_test[idx], test[idx], "highs").value
+    constant = evaluate(setup.problem, np.tile(C.mean(0), (12, 1)), test[idx], "highs").value
+    assert found["test_regret"] == pytest.approx(dict(constant=100 * constant, bayes=100 * floor), abs=1e-9)
+    assert all(0 < se < found["test_regret"][k] for k, se in found["standard_error"].items())
+    assert experiment.load_references(tmp_path) == found  # kept: a second call does not solve again
+    cell = experiment.results.reference_cell(found, "bayes")
+    assert cell == f"{100 * floor:.3f} (SE {found['standard_error']['bayes']:.3f}; 12 of 40 instances)"
+    with pytest.raises(ldopt.InputError, match="expected a sample of at least 2 test instances, got 1"):
+        runner.references(setup, "highs", None, sample=1)
+
+
+def test_a_floor_stopped_at_a_gap_keeps_a_certified_lower_end():
+    """Decisions for E[c] stopped at a MIP gap lose at most the solver's gap on E[c] against exact
+    ones, so the floor's expected regret is at least the value less those gaps over Σ |optimum|
+    (``lower``): the gaps hold what an independent exact solve of E[c] says the decisions lost."""
+    setup = experiment.knapsack_setup(30, train=30, val=10, test=20)
+    found = runner.references(setup, "highs", None, gap=0.3)
+    E, test = setup.expected_test, setup.test[1]
+    x = decisions(setup.problem, E, "highs", gap=0.3)
+    opt = optima(setup.problem, test, "highs")
+    lost = opt.sign * (setup.problem.solve(E, solver="highs").objective - setup.problem.objective(x, E))
+    slack = (found["test_regret"]["bayes"] - found["lower"]["bayes"]) / 100 * np.abs(opt.value).sum()
+    assert lost.min() >= -1e-6 and slack >= lost.sum() - 1e-6 * np.abs(opt.value).sum()
+    assert found["lower"]["bayes"] <= found["test_regret"]["bayes"]
+    shown = experiment.results.reference_cell(found, "bayes")
+    assert shown.startswith(f"{found['test_regret']['bayes']:.3f}")
+
+
+def test_the_ratio_estimators_standard_error_is_its_spread_over_samples():
+    """The standard error saved with a sampled reference (the ratio estimator's, with the
+    finite-population correction) matches the estimator's spread over many samples of a fixed
+    population: 4,000 draws put the spread's relative error near 1/sqrt(2 * 4000) ~ 1.1%; 8%."""
+    rng = np.random.default_rng(3)
+    N, k = 300, 40
+    size = rng.uniform(50, 150, N)
+    regret = size * rng.gamma(2.0, 0.01, N)
+    opt = Optima("max", size, size, np.zeros((N, 1)))
+    estimates, errors = [], []
+    for _ in range(4000):
+        idx = rng.choice(N, k, replace=False)
+        value = regret[idx].sum() / size[idx].sum()
+        r = RegretReport(value, value, value, regret[idx], k, k)
+        estimates.append(value)
+        errors.append(runner._ratio_standard_error(r, opt.select(idx), N))
+    assert np.mean(errors) == pytest.approx(np.std(estimates), rel=0.08)
 
 
 def test_runner_passes_the_dual_options_to_the_training_sets(tmp_path):

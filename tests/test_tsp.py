@@ -265,3 +265,34 @@ def test_full_spo_plus_on_the_costed_variables_matches_its_closed_form(small):
     inner = (2 * chat - c) * tsp_tours.tours(2 * chat - c, N)
     want = (-inner.sum(1) + 2 * (chat * star).sum(1) - (c * star).sum(1)).mean()
     assert float(loss) == pytest.approx(want, rel=1e-5)
+
+
+def test_the_routing_examples_floor_and_network(tmp_path):
+    """`examples/routing.py --methods bayes` adds the Bayes floor's row (no training), whose
+    expected costs are the costs' mean given the features (the deviations average to 0 within 4
+    standard errors); `--model mlp:<width>` trains a 2-layer network and `--patience` validates;
+    a malformed model is refused by name."""
+    import importlib.util  # noqa: PLC0415
+    import json  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    script = Path(__file__).resolve().parents[1] / "examples" / "routing.py"
+    spec = importlib.util.spec_from_file_location("routing_example", script)
+    routing = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(routing)
+    *_, c_te, e_te = routing.split(8, 4, 42, 40, 10, 500)
+    diff = (c_te - e_te).ravel()
+    assert abs(diff.mean()) <= 4 * diff.std() / np.sqrt(diff.size)
+    assert isinstance(routing.predictor("mlp:8", 10, 28)[1], torch.nn.ReLU)
+    args = [sys.executable, str(script), "--nodes", "6", "--train", "40", "--test", "20", "--epochs", "2"]
+    args += ["--iterations", "10", "--out", str(tmp_path), "--seeds", "1", "--model", "mlp:8", "--patience", "1"]
+    subprocess.run([*args, "--methods", "bayes", "2s"], check=True, capture_output=True, timeout=300)
+    rows = json.loads((tmp_path / "results.json").read_text())["rows"]
+    assert [(r["method"], r["train_seconds"] is None) for r in rows] == [("bayes", True), ("2s", False)]
+    table = (tmp_path / "table.md").read_text()
+    assert "a 2-layer MLP (width 8, ReLU), early stopped on validation (patience 1)" in table
+    assert f"| Bayes floor: decisions for E[c given x] (no model) | {rows[0]['regret']:.2f} ± 0.00 | — |" in table
+    bad = subprocess.run([*args[:-4], "--model", "mlp:0"], capture_output=True, text=True, timeout=300)
+    assert bad.returncode != 0 and "expected linear or mlp:<width>" in bad.stderr

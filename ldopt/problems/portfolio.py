@@ -45,16 +45,25 @@ def gen_data(
     seed
         The random seed.
     """
+    cov, feats, _, ret = _draws(num_data, num_features, num_assets, deg, noise_level, seed)
+    return cov, feats, ret
+
+
+def _draws(
+    num_data: int, num_features: int, num_assets: int, deg: int, noise_level: float, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``gen_data``'s arrays and, third, the returns' mean given the features (``E[c | x]``: the
+    factor and residual shocks are centred Gaussians)."""
     _check_deg(deg)
     rng = np.random.RandomState(seed)
     proj = rng.binomial(1, 0.5, (num_assets, num_features))
     load = rng.uniform(-2.5e-3 * noise_level, 2.5e-3 * noise_level, (num_assets, num_features))
     feats = rng.normal(0, 1, (num_data, num_features))
-    ret = (0.05 * (feats @ proj.T) / np.sqrt(num_features) + 0.1 ** (1 / deg)) ** deg
+    mean = (0.05 * (feats @ proj.T) / np.sqrt(num_features) + 0.1 ** (1 / deg)) ** deg
     shocks = rng.randn(num_data, num_features + num_assets)  # factor then residual, per instance
-    ret = ret + shocks[:, :num_features] @ load.T + 0.01 * noise_level * shocks[:, num_features:]
+    ret = mean + shocks[:, :num_features] @ load.T + 0.01 * noise_level * shocks[:, num_features:]
     cov = load @ load.T + (1e-2 * noise_level) ** 2 * np.eye(num_assets)
-    return cov, feats, ret.astype(np.float32)
+    return cov, feats, mean, ret.astype(np.float32)
 
 
 def risk_level(cov: Any, gamma: float = GAMMA) -> float:
@@ -104,8 +113,8 @@ def build_model(cov: Any, gamma: float = GAMMA) -> Any:
 
 
 def _instances(num_data: int, size: int, deg: int, seed: int) -> Instances:
-    cov, feats, ret = gen_data(num_data, 5, size, deg=deg, seed=seed)
-    return Instances(build_model(cov), feats, ret, main="risk")
+    cov, feats, mean, ret = _draws(num_data, 5, size, deg, 1.0, seed)
+    return Instances(build_model(cov), feats, ret, main="risk", expected=mean)
 
 
 FAMILY = register(Family("portfolio", _instances, 50, "the paper's Markowitz portfolio: size assets", lr=2e-3))
