@@ -46,6 +46,12 @@ class RunOptions:
         Tighten the test optima's bounds with an LD bound.
     certify_iterations
         That bound's iterations.
+    reference_instances
+        Test instances the references are measured on: a random sample where the test set has
+        more (with standard errors), or ``None``: every one.
+    reference_time_limit
+        Seconds per decision of the references where ``time_limit`` is ``None`` (a floor decision
+        stopped there keeps a certified lower end), or ``None``: exact, however long.
     out
         The output folder, or ``None``.
     resume
@@ -68,6 +74,8 @@ class RunOptions:
     time_limit: float | None = None
     certify: bool = False
     certify_iterations: int = 100
+    reference_instances: int | None = 200
+    reference_time_limit: float | None = 10.0
     out: str | Path | None = None
     resume: bool = False
     progress: bool = True

@@ -82,8 +82,10 @@ def run(setup: Setup, methods: list[str], seeds: list[int], options: RunOptions 
         save_meta(setup, opts, out, stages)
     cache = out / "cache" if out else None  # optima and training sets: a resumed run loads them
     validator, test_opt = _evaluation(setup, opts, stages, cache)
+    limit = opts.time_limit if opts.time_limit is not None else opts.reference_time_limit
     refs = stages.timed(
-        "references: test set", lambda: references(setup, opts.solver, test_opt, out, opts.time_limit, opts.progress)
+        "references: test set",
+        lambda: references(setup, opts.solver, test_opt, out, limit, opts.progress, opts.reference_instances),
     )
     ld_data, opt_data = _training_sets(setup, specs, opts, cache, stages)
     stages.timed("warm-up (compilation)", lambda: _warm_up(setup, specs, opts, ld_data))
@@ -158,7 +160,8 @@ def references(
     where the generator knows ``E[c | features]`` (``setup.expected_test``), the Bayes floor (its
     decisions: no predictor of the features beats them on average). Saved to
     ``out/references.json`` and kept there for the same data, solver, sample and limits; ``run()``
-    measures them on the whole test set before training.
+    measures them before training, on at most ``RunOptions.reference_instances`` test instances
+    and with decisions of at most ``reference_time_limit`` seconds, so that they stay minutes.
 
     Where the floor's decisions are too slow to take for every test instance (an MKP of 300 items:
     the expected costs are fractional, and the solver takes seconds each), ``sample`` estimates

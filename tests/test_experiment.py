@@ -227,6 +227,19 @@ def test_references_on_a_sample_estimate_the_test_sets_with_their_standard_error
         runner.references(setup, "highs", None, sample=1)
 
 
+def test_a_run_measures_its_references_on_at_most_its_sample_under_its_cap(tmp_path):
+    """``run()`` keeps the references to minutes on any test set: at most
+    ``RunOptions.reference_instances`` test instances (with standard errors where that is fewer than
+    the test set) and decisions of at most ``reference_time_limit`` seconds."""
+    setup = experiment.knapsack_setup(12, train=16, val=6, test=20)
+    opts = experiment.RunOptions(epochs=1, reference_instances=8, out=tmp_path, progress=False)
+    experiment.run(setup, ["mse"], [0], opts)
+    refs = experiment.load_references(tmp_path)
+    assert (refs["instances"], refs["of"], refs["time_limit"]) == (8, 20, opts.reference_time_limit)
+    assert set(refs["standard_error"]) == {"constant", "bayes"}
+    assert "8 of 20 instances" in (tmp_path / "table.md").read_text()
+
+
 def test_a_floor_stopped_at_a_gap_keeps_a_certified_lower_end():
     """Decisions for E[c] stopped at a MIP gap lose at most the solver's gap on E[c] against exact
     ones, so the floor's expected regret is at least the value less those gaps over Σ |optimum|
