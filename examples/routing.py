@@ -37,7 +37,8 @@ of that shape). The 100 validation instances are split off as the protocol does;
 validations without a better regret, returning the best (otherwise the last model is tested, and
 the settings in docs/results.md were chosen on them).
 A rerun with the same settings and more seeds or methods keeps the (seed, method) rows it finished
-and the test optima it solved (``<out>/optima``).
+and the test optima it solved (``<out>/optima``); its table shows its methods, then the earlier
+runs' that have every seed.
 
     python examples/routing.py --nodes 20 --seeds 10 --out benchmarks/results/routing/tsp20
     python examples/routing.py --nodes 50 --seeds 3 --out benchmarks/results/routing/tsp50
@@ -303,6 +304,16 @@ def title(a: argparse.Namespace) -> str:
     return f"TSP{a.nodes}" if a.problem == "tsp" else f"CVRP{a.nodes - 1}"
 
 
+def shown(a: argparse.Namespace, rows: list[dict]) -> list[str]:
+    """The methods a table and plot show: this run's, then those an earlier run left in the folder
+    on every seed shown."""
+    seeds = {r["seed"] for r in rows}
+    every = [
+        m for m in dict.fromkeys(r["method"] for r in rows) if {r["seed"] for r in rows if r["method"] == m} >= seeds
+    ]
+    return list(dict.fromkeys([*a.methods, *every]))
+
+
 def summary(a: argparse.Namespace, rows: list[dict]) -> list[str]:
     """The table: ldopt's rows (mean ± sd over the seeds run) beside CaVE's published ones."""
     seeds = sorted({r["seed"] for r in rows})
@@ -314,7 +325,7 @@ def summary(a: argparse.Namespace, rows: list[dict]) -> list[str]:
         "| method | test regret % (mean ± sd over seeds) | training s (mean) |",
         "|---|---|---|",
     ]
-    for method in a.methods:
+    for method in shown(a, rows):
         reg = np.array([x["regret"] for x in rows if x["method"] == method])
         if method == "bayes":
             lines.append(f"| {label(method)} | {reg.mean():.2f} ± {reg.std():.2f} | — |")
@@ -336,7 +347,7 @@ def plot(a: argparse.Namespace, rows: list[dict], path: Path) -> None:
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
     fig, ax = plt.subplots(figsize=(6.5, 4))
-    for method in a.methods:
+    for method in shown(a, rows):
         r = [x for x in rows if x["method"] == method]
         if method == "bayes":  # no training: a line at its mean
             ax.axhline(np.mean([x["regret"] for x in r]), color="black", ls=":", lw=1, label=label(method))

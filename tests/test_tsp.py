@@ -212,7 +212,8 @@ def test_the_routing_example_runs_and_resumes(tmp_path):
     """`examples/routing.py` on a small TSP instance: a table and results for every seed; a rerun
     with one more seed keeps the finished seed and runs only the new one, and one with one more
     method (with its own epochs and learning rate) runs only that method on every seed, with the
-    test optima it kept; a malformed method is refused by name."""
+    test optima it kept; a rerun with fewer methods keeps and shows the others; a malformed method
+    is refused by name."""
     import json  # noqa: PLC0415
     import subprocess  # noqa: PLC0415
     import sys  # noqa: PLC0415
@@ -247,6 +248,13 @@ def test_the_routing_example_runs_and_resumes(tmp_path):
     args[-3:] = ["2s"]
     subprocess.run([*args, "--seeds", "2"], check=True, capture_output=True, timeout=300)
     assert json.loads((tmp_path / "results.json").read_text())["rows"] == more  # fewer methods: every row kept
+    lines = (tmp_path / "table.md").read_text().splitlines()  # and shown: this run's method, then the others
+    ours = [line.split(" (ldopt")[0] for line in lines if "(ldopt" in line]
+    assert ours == [
+        "| two-stage (MSE)",
+        "| LD(FY σ=2, L1, main: the 1-tree block)",
+        "| LD(SPO+, L1, main: the 1-tree block) from the two-stage fit (2 epochs, lr 0.1)",
+    ]
 
 
 def test_full_spo_plus_on_the_costed_variables_matches_its_closed_form(small):
