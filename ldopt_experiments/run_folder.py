@@ -12,7 +12,7 @@ from ldopt.errors import InputError, OutputError
 from ldopt.runtime.cache import write_text
 
 from .protocol import Setup
-from .results import Row, load_references, merge_rows, save_rows, table
+from .results import Row, merge_rows, save_rows, table
 from .run_options import RunOptions, Stages
 
 _AWAY = "move it away or use a fresh --out"
@@ -75,12 +75,14 @@ def check_resumable(setup: Setup, opts: RunOptions, out: Path | None) -> None:
         )
 
 
-def save(setup: Setup, rows: list[Row], curves: list[Row], opts: RunOptions, out: Path, stages: Stages) -> None:
+def save(
+    setup: Setup, rows: list[Row], curves: list[Row], opts: RunOptions, out: Path, stages: Stages, references: Row
+) -> None:
     merged = merge_rows(out / "results.csv", rows)
     save_rows(merged, out / "results.csv")
     if curves:
         save_rows(merge_rows(out / "curves.csv", curves), out / "curves.csv")
-    write_text(out / "table.md", table(merged, references=load_references(out)))
+    write_text(out / "table.md", table(merged, references=references))
     save_meta(setup, opts, out, stages)
 
 
