@@ -15,8 +15,10 @@ cvrp``, 21 nodes: the depot and 20 customers) has CaVE's demands ``np.random.ran
 ldopt trains through Lagrangian decompositions with a structured block and its oracle, brought to
 ``ldopt.decompose(..., oracles=)``: for the TSP, Held and Karp's (``tsp_oracle.block_oracles``: a
 block per degree row and the 1-tree block, an exact batched Prim); for the CVRP, a block per
-customer's degree row and the routes' block with a relaxation oracle (``cvrp_oracle.KForest``: a
-forest of customer edges and the depot's edges, capacity ignored). The multipliers are solved
+customer's degree row and the routes' block with a relaxation oracle (``--relaxation``:
+``k-forest``, the default, ``cvrp_oracle.KForest``: a forest of customer edges and the depot's
+edges, capacity ignored; ``q-routes``, ``cvrp_oracle.QRoutes``: the best q-routes carrying every
+demand, capacity kept: tighter bounds, worse training on validation, docs/results.md). The multipliers are solved
 once per training instance (``mode="shared"``: they price the flows, arcs and loads at zero, so the
 oracles answer in closed form). A training step costs one oracle call per instance, not a solve.
 
@@ -88,8 +90,8 @@ def from_two_stage(method: str) -> bool:
     return settings(method)[0].endswith(":mse")
 
 
-def label(method: str, problem: str = "tsp") -> str:
-    """A method's name in the table."""
+def label(method: str, a: argparse.Namespace | None = None) -> str:
+    """A method's name in the table (``a``: the run's arguments, for the structured block's name)."""
     method, epochs, lr = settings(method)
     own = f" ({epochs} epochs" + (f", lr {lr:g})" if lr != 5e-2 else ")") if epochs else ""
     if method == "bayes":
@@ -97,10 +99,10 @@ def label(method: str, problem: str = "tsp") -> str:
     if method == "2s":
         return "two-stage (MSE)"
     if method == "spo+":
-        return f"SPO+ (whole problem, exact {'tours' if problem == 'tsp' else 'routes'} each step)"
+        return f"SPO+ (whole problem, exact {'routes' if a and a.problem == 'cvrp' else 'tours'} each step)"
     _, surrogate, target, mode, *start = method.split(":")
     name, _, sigma = surrogate.partition("@")
-    structured = "the 1-tree block" if problem == "tsp" else "the routes block (k-forest)"
+    structured = f"the routes block ({a.relaxation})" if a and a.problem == "cvrp" else "the 1-tree block"
     main = structured if mode == "static" else "every block"
     noise = f" σ={sigma}" if sigma else ""
     start_text = " from the two-stage fit" if start else ""
@@ -232,7 +234,7 @@ class Routing:
             self.demand = cvrp.demands(seed, a.nodes - 1)
             model = cvrp.build_model(a.nodes, self.demand)
             self.p = ldopt.Problem.from_pyomo(model, model.c, oracles=[cvrp_exact.Routes])
-            oracles = cvrp_oracle.block_oracles(self.p, a.nodes, self.demand)
+            oracles = cvrp_oracle.block_oracles(self.p, a.nodes, self.demand, relaxation=a.relaxation)
             self.dec = ldopt.decompose(self.p, cvrp.blocks(a.nodes), oracles=oracles)
 
     def solve(self, costs: np.ndarray) -> np.ndarray:
@@ -295,7 +297,7 @@ def run_seed(a: argparse.Namespace, i: int, done: frozenset[str] = frozenset()) 
         rows.append(dict(seed=seed, method=method, regret=100 * regret, train_seconds=train_s,
                          multipliers_seconds=multipliers_s, optima_seconds=optima_s))  # fmt: skip
         spent = "" if train_s is None else f", training {train_s:.0f} s"
-        print(f"seed {seed} {label(method, a.problem)}: test regret {100 * regret:.2f}%{spent}", flush=True)
+        print(f"seed {seed} {label(method, a)}: test regret {100 * regret:.2f}%{spent}", flush=True)
     return rows
 
 
@@ -331,9 +333,7 @@ def summary(a: argparse.Namespace, rows: list[dict]) -> list[str]:
             lines.append(f"| {label(method)} | {reg.mean():.2f} ± {reg.std():.2f} | — |")
             continue
         secs = np.mean([x["train_seconds"] for x in rows if x["method"] == method])
-        lines.append(
-            f"| {label(method, a.problem)} (ldopt, 2 CPU cores) | {reg.mean():.2f} ± {reg.std():.2f} | {secs:.0f} |"
-        )
+        lines.append(f"| {label(method, a)} (ldopt, 2 CPU cores) | {reg.mean():.2f} ± {reg.std():.2f} | {secs:.0f} |")
     published = PUBLISHED.get((a.problem, a.nodes, a.deg), {})
     lines += [f"| {k} (CaVE, published) | {v[0]:.2f} | {v[1]:.0f} |" for k, v in published.items()]
     return lines
@@ -352,9 +352,7 @@ def plot(a: argparse.Namespace, rows: list[dict], path: Path) -> None:
         if method == "bayes":  # no training: a line at its mean
             ax.axhline(np.mean([x["regret"] for x in r]), color="black", ls=":", lw=1, label=label(method))
             continue
-        ax.scatter(
-            [x["train_seconds"] for x in r], [x["regret"] for x in r], label=f"{label(method, a.problem)} (ldopt)", s=18
-        )
+        ax.scatter([x["train_seconds"] for x in r], [x["regret"] for x in r], label=f"{label(method, a)} (ldopt)", s=18)
     for name, (regret, secs) in PUBLISHED.get((a.problem, a.nodes, a.deg), {}).items():
         ax.scatter([secs], [regret], marker="x", color="gray")
         ax.annotate(name, (secs, regret), fontsize=7, color="gray", xytext=(3, 3), textcoords="offset points")
@@ -391,6 +389,12 @@ def main() -> None:
         default=None,
         help="validate every epoch, stop after this many without a better regret (default: no validation)",
     )
+    ap.add_argument(
+        "--relaxation",
+        choices=sorted(cvrp_oracle.RELAXATIONS),
+        default="k-forest",
+        help="the CVRP routes block's relaxation oracle (default: k-forest, capacity ignored)",
+    )
     ap.add_argument("--out", default="results/routing")
     a = ap.parse_args()
     out = Path(a.out)
@@ -403,7 +407,8 @@ def main() -> None:
         old["args"].setdefault("problem", "tsp")  # runs before --problem: the TSP
         old["args"].setdefault("model", "linear")  # runs before --model and --patience: linear, not validated
         old["args"].setdefault("patience", None)
-        kept = ("seeds", "out", "methods")
+        old["args"].setdefault("relaxation", "k-forest")  # runs before --relaxation: the k-forest
+        kept = ("seeds", "out", "methods") + (("relaxation",) if a.problem == "tsp" else ())  # the TSP has none
         theirs = {k: v for k, v in old["args"].items() if k not in kept}
         ours = {k: v for k, v in vars(a).items() if k not in kept}
         if theirs != ours:  # never overwrite another run's results

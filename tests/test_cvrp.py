@@ -9,15 +9,19 @@ import itertools
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import highspy
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ldopt
 import ldopt_torch as lt
+from ldopt.decomposition import user_oracles
 from ldopt.decomposition.user_oracles import check_oracle
 from ldopt.errors import InputError, SolverError
 from ldopt.oracles import fit_oracle
@@ -37,6 +41,13 @@ def small():
     m = cvrp.build_model(N, q, Q, V)
     p = ldopt.Problem.from_pyomo(m, m.c, oracles=[cvrp_exact.Routes])
     return p, q, ldopt.decompose(p, cvrp.blocks(N), oracles=cvrp_oracle.block_oracles(p, N, q, Q, V))
+
+
+@pytest.fixture(scope="module")
+def small_q(small):
+    p, q, _ = small
+    oracles = cvrp_oracle.block_oracles(p, N, q, Q, V, relaxation="q-routes")
+    return p, q, ldopt.decompose(p, cvrp.blocks(N), oracles=oracles)
 
 
 def test_demands_are_cave_s():
@@ -233,13 +244,129 @@ def test_k_forest_is_exact_on_its_set_and_a_relaxation_of_its_block(small):
     assert oracle.relaxation and "k-forest" in dec.describe()
     rng = np.random.default_rng(3)
     for w in rng.normal(size=(6, 21)):
-        got = oracle.forests(w[None])[0]
+        got = oracle.edges(w[None])[0]
         assert got @ w == pytest.approx(_brute_force(w, N, oracle.fewest, oracle.most), abs=1e-9)
     ex, _, _ = cvrp.variable_index(p, N)
     lam = np.zeros((24, p.num_vars))
     lam[:, ex] = rng.normal(size=(24, len(ex)))
     check = check_oracle(dec, dec.num_blocks - 1, objectives=lam)
     assert check.relaxation and check.max_gap == 0.0
+
+
+def _walks(w: np.ndarray, ids: np.ndarray, loads: np.ndarray, room: int) -> dict[int, float]:
+    """The best q-route of every load by enumeration: walks 0 → c1 → … → cm → 0, m ≥ 2, that never
+    step to the customer they came from, of load at most ``room``."""
+    best: dict[int, float] = {}
+
+    def grow(path: list[int], load: int, value: float) -> None:
+        if len(path) >= 2:
+            total = value + w[ids[path[-1], 0]]
+            best[load] = max(best.get(load, -np.inf), total)
+        for c in range(1, len(loads) + 1):
+            if c == path[-1] or (len(path) >= 2 and c == path[-2]) or load + loads[c - 1] > room:
+                continue
+            grow([*path, c], load + loads[c - 1], value + w[ids[path[-1], c]])
+
+    for c in range(1, len(loads) + 1):
+        grow([c], int(loads[c - 1]), w[ids[0, c]])
+    return best
+
+
+def _best_q_routes(w: np.ndarray, n: int, oracle: cvrp_oracle.QRoutes) -> float:
+    """max over k of the best k enumerated q-routes whose loads add up to the total."""
+    ids = oracle._ids
+    routes = _walks(w, ids, oracle.loads, oracle.room)
+    total, top = int(oracle.loads.sum()), -np.inf
+    for k in range(oracle.fewest, oracle.most + 1):
+        for combo in itertools.combinations_with_replacement(sorted(routes), k):
+            if sum(combo) == total:
+                top = max(top, sum(routes[at] for at in combo))
+    return top
+
+
+@pytest.mark.parametrize("resolution", [1.0, 2.0])
+def test_q_routes_are_exact_on_their_set(resolution):
+    """The dynamic programme against enumeration of every walk: 5 customers, loads 1–3."""
+    n, q, cap = 6, np.array([1.4, 2.2, 0.6, 3.0, 1.9]), 5.0
+    E = len(tsp.edges(n))
+    oracle = cvrp_oracle.QRoutes(n, q, cap, 3, np.arange(E), np.arange(0), E, resolution=resolution)
+    rng = np.random.default_rng(11)
+    W = np.concatenate((rng.normal(size=(8, E)), rng.normal(1.0, 1.0, (4, E))))  # positive: walks loop if they may
+    X = oracle.edges(W)
+    for w, x in zip(W, X, strict=True):
+        assert x @ w == pytest.approx(_best_q_routes(w, n, oracle), abs=1e-9)
+        assert x[: n - 1].sum() % 2 == 0 and (x >= 0).all()  # each route leaves and enters the depot
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.floats(0.01, 10.0), min_size=2, max_size=12),
+    st.floats(0.1, 1.0),
+    st.sampled_from([1.0, 3.0, 10.0]),
+    st.integers(0, 2**32 - 1),
+)
+def test_rounded_loads_keep_every_route_within_capacity(demand, share, resolution, seed):
+    q = np.array(demand)
+    cap = max(q.max(), share * q.sum())
+    loads, room = cvrp_oracle.rounded_loads(q, cap, resolution)
+    assert (loads >= 1).all()
+    rng = np.random.default_rng(seed)
+    for _ in range(50):  # random routes within capacity: their rounded loads fit the room
+        order = rng.permutation(len(q))
+        within = order[: int(np.searchsorted(np.cumsum(q[order]), cap, side="right"))]
+        assert loads[within].sum() <= room
+
+
+def test_q_routes_are_a_relaxation_of_their_block(small_q):
+    p, _, dec = small_q
+    oracle = dec.block(dec.num_blocks - 1).solver("oracle").oracle
+    assert oracle.relaxation and "q-routes" in dec.describe()
+    ex, _, _ = cvrp.variable_index(p, N)
+    lam = np.zeros((24, p.num_vars))
+    lam[:, ex] = np.random.default_rng(12).normal(size=(24, len(ex)))
+    lam[12:, ex] += 1.0  # profitable edges: the walks revisit customers
+    check = check_oracle(dec, dec.num_blocks - 1, objectives=lam)
+    assert check.relaxation and check.max_gap == 0.0
+
+
+def test_q_routes_bound_above_the_k_forest_where_capacity_binds():
+    """Demands that fill the fewest vehicles almost exactly (CaVE's seed 47: 89.8 for three of 30):
+    the forest ignores capacity, the q-routes keep it."""
+    n, cap, vehicles = 9, 10.0, 4
+    q = np.array([4.9, 5.0, 4.8, 5.1, 3.2, 3.3, 3.2, 0.4])  # 29.9: three vehicles of 10
+    m = cvrp.build_model(n, q, cap, vehicles)
+    p = ldopt.Problem.from_pyomo(m, m.c, oracles=[cvrp_exact.Routes])
+    C = np.random.default_rng(13).uniform(1.0, 5.0, (6, len(tsp.edges(n))))
+    opt = cvrp_routes.routes(C, n, q, cap, vehicles)
+    opt = (C * opt).sum(1)
+    bounds = {}
+    for relaxation in ("q-routes", "k-forest"):
+        oracles = cvrp_oracle.block_oracles(p, n, q, cap, vehicles, relaxation=relaxation)
+        dec = ldopt.decompose(p, cvrp.blocks(n), oracles=oracles)
+        bounds[relaxation] = np.asarray(dec.dual(C, mode="shared", iterations=300, progress=False).bound)
+        assert (bounds[relaxation] <= opt + 1e-6 * opt).all()
+    assert (bounds["q-routes"] / opt).mean() > (bounds["k-forest"] / opt).mean() + 0.01
+
+
+class _Unverified(cvrp_oracle.KForest):
+    verified = False  # a user's oracle: checked at its first use
+
+
+def test_a_first_use_check_on_hard_routes_stops_at_its_time_limit(monkeypatch):
+    """CaVE's CVRP20 routes block took minutes an instance to solve exactly, so a user's oracle for
+    it hung at its first use; the check now stops at its time limit, checks what the solve found
+    and says so."""
+    monkeypatch.setattr(user_oracles, "SPOT_TIME_LIMIT", 0.5)
+    q = cvrp.demands(47, 20)
+    m = cvrp.build_model(21, q)
+    p = ldopt.Problem.from_pyomo(m, m.c)
+    oracle = _Unverified.for_problem(p, 21, q)
+    dec = ldopt.decompose(p, cvrp.blocks(21), oracles={len(cvrp.blocks(21)) - 1: oracle})
+    C = tsp.gen_data(2, 5, 21, deg=4, noise_width=0.5, seed=47)[1].astype(float)
+    t = time.perf_counter()
+    with pytest.warns(UserWarning, match="first-use check stopped after 0.5 s"):
+        dec.dual(C, mode="shared", iterations=2, progress=False)
+    assert time.perf_counter() - t < 60
 
 
 def test_priced_arcs_go_to_the_exact_fallback(small):
@@ -253,8 +380,10 @@ def test_priced_arcs_go_to_the_exact_fallback(small):
     np.testing.assert_allclose(np.einsum("bn,bn->b", lam, x), exact.objective, atol=1e-7)
 
 
-def test_lagrangian_bound_is_below_every_optimum(small):
-    p, q, dec = small
+@pytest.mark.parametrize("relaxation", ["k-forest", "q-routes"])
+def test_lagrangian_bound_is_below_every_optimum(small, relaxation):
+    p, q, _ = small
+    dec = ldopt.decompose(p, cvrp.blocks(N), oracles=cvrp_oracle.block_oracles(p, N, q, Q, V, relaxation=relaxation))
     C = np.random.default_rng(6).uniform(0.0, 5.0, (8, 21))
     opt = cvrp_exact.optima(p, C, N, q, Q, V)
     bound = np.asarray(dec.dual(C, mode="shared", iterations=200, progress=False).bound)
@@ -294,6 +423,10 @@ def test_bad_inputs_are_refused():
         cvrp.build_model(5, [9.0, 9.0, 9.0, 9.0], 10.0, 4)
     with pytest.raises(InputError, match="edge costs"):
         cvrp_routes.routes(np.ones((2, 5)), 5, [1.0, 1.0, 1.0, 1.0], 30.0, 2)
+    q = [1.0, 1.0, 1.0, 1.0]
+    m = cvrp.build_model(5, q, 30.0, 2)
+    with pytest.raises(InputError, match="relaxation: expected one of"):
+        cvrp_oracle.block_oracles(ldopt.Problem.from_pyomo(m, m.c), 5, q, 30.0, 2, relaxation="forest")  # type: ignore[arg-type]
     with pytest.raises(InputError, match="routes through the depot"):
         cvrp_exact.orient(np.ones((1, 10)), 5, [1.0, 1.0, 1.0, 1.0])
 

@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ldopt
+from ldopt.decomposition import user_oracles
 from ldopt.decomposition.user_oracles import OracleMismatch, check_oracle
 from ldopt.evaluate.regret import Optima, integral_bounds, report
 from ldopt.model.propagation import propagate
@@ -453,6 +454,24 @@ def test_a_right_user_oracle_passes_and_verified_skips_the_check(small):
     trusted = _Suboptimal(rows[0], caps[0])
     trusted.verified = True  # the user's word: no first-use check (the bound is then the user's own)
     ldopt.decompose(p, oracles={0: trusted}).dual(C, iterations=2, progress=False)
+
+
+def test_a_first_use_check_stopped_early_checks_the_incumbent_and_bound(small):
+    """A first-use solve stopped by its time limit (status "feasible") still refuses a point worth
+    less than its incumbent, and (an exact oracle) one that violates the block; a right one passes."""
+    p, _, rows, caps = small
+    dec = ldopt.decompose(p, oracles={0: _Exact(rows[0], caps[0])})
+    block = dec.block(0)
+    lam = np.abs(np.random.default_rng(9).normal(size=(3, p.num_vars)))  # every item worth taking
+    exact = block.problem.solve(lam, solver="highs")
+    exact.status = np.full(len(lam), "feasible")  # as a solve stopped at its incumbent reports it
+    stopped = np.ones(len(lam), dtype=bool)
+    for kind, match in ((_Suboptimal, "below a point of the block"), (_Infeasible, "violates the block")):
+        oracle = kind(rows[0], caps[0])
+        with pytest.raises(OracleMismatch, match=match):
+            user_oracles._compare_stopped(oracle, 0, block.problem, lam, oracle.argmax(lam), exact, stopped)
+    right = _Exact(rows[0], caps[0])
+    user_oracles._compare_stopped(right, 0, block.problem, lam, right.argmax(lam), exact, stopped)
 
 
 def test_oracles_with_other_parameters_do_not_share_a_cache_key(small):
