@@ -7,9 +7,14 @@ CaVE's CVRP20 (21 nodes, capacity 30, 5 vehicles, ``np.random.rand(20) * 10`` de
 split); the optima by the exact cut loop (``cvrp_routes.routes``). For each relaxation and step
 count, the shared multipliers' bound (``dec.dual(mode="shared")``, as ``LDDataset`` solves them)
 below the optimum in % (mean over the instances) and the seconds; then the seconds of one oracle
-call per instance (q-routes over k-forest). Saves ``benchmarks/results/cvrp_relaxations.json``.
+call per instance (q-routes over k-forest). With ``--validation SEED...``, also what training
+through each gives on those seeds' 100 validation instances (exact routes): the two-stage fit,
+then LD(FY σ = 1) and LD(SPO+) from it, 5 epochs (``examples/routing.py``'s CVRP20 settings), with
+the multipliers of the k-forest at 100 steps and the q-routes' at 100 and 300. Saves
+``benchmarks/results/cvrp_relaxations.json``.
 
     python benchmarks/bench_cvrp_relaxations.py                       # seeds 42 43 47 48, 20 instances
+    python benchmarks/bench_cvrp_relaxations.py --validation 42 47    # and training (about 20 minutes)
     python benchmarks/bench_cvrp_relaxations.py --seeds 47 --instances 50 --steps 100 300 1000
 """
 
@@ -22,8 +27,10 @@ import time
 from pathlib import Path
 
 import numpy as np
+import torch
 
 import ldopt
+import ldopt_torch as lt
 from ldopt.problems import cvrp, cvrp_exact, cvrp_oracle, cvrp_routes
 from ldopt.runtime import cache
 
@@ -31,6 +38,35 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "examples"))
 import routing
 
 OUT = Path(__file__).parent / "results" / "cvrp_relaxations.json"
+TRAINED = ("ld:fy@1:L1:static:mse", "ld:spo+:L1:static:mse")  # routing.py's CVRP20 rows, from the two-stage fit
+SETTINGS = (("k-forest", 100), ("q-routes", 100), ("q-routes", 300))  # (relaxation, multipliers' steps)
+
+
+def validation(seed: int) -> list[dict]:
+    """Validation regret (%) of training through each relaxation on seed ``seed``."""
+    x_tr, c_tr, x_va, c_va, *_ = routing.split(21, 4, seed, 1000, 100, 1000)
+    rows = []
+    for relaxation, steps in SETTINGS:
+        r = routing.Routing(argparse.Namespace(problem="cvrp", nodes=21, relaxation=relaxation), seed)
+        t = time.perf_counter()
+        dual = lt.DEFAULTS.dual.merged(mode="shared")
+        data = lt.LDDataset(r.dec, x_tr, c_tr, dual, iterations=steps, progress=False)
+        multipliers_s = time.perf_counter() - t
+        optima = (c_va * r.solve(c_va)).sum(1)
+        how = routing.Training("linear", (5, 20), None, None)
+        fitted: dict[str, torch.nn.Module] = {}
+        for method in ("2s", *TRAINED):
+            t = time.perf_counter()
+            net = fitted[method] = routing.train_one(method, r.p, data, x_tr, c_tr, how, seed, fitted.get("2s"))
+            train_s = time.perf_counter() - t
+            with torch.no_grad():
+                pred = net(torch.as_tensor(x_va, dtype=torch.float32)).numpy().astype(float)
+            regret = 100 * float(((c_va * r.solve(pred)).sum(1) - optima).sum() / np.abs(optima).sum())
+            rows.append(dict(seed=seed, relaxation=relaxation, steps=steps, method=method, val_regret=regret,
+                             multipliers_s=multipliers_s, train_s=train_s))  # fmt: skip
+            print(f"seed {seed} {relaxation} ({steps} steps, multipliers {multipliers_s:.0f} s) {method}: "
+                  f"validation regret {regret:.2f}% (training {train_s:.0f} s)", flush=True)  # fmt: skip
+    return rows
 
 
 def main() -> None:
@@ -38,6 +74,7 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, nargs="+", default=[42, 43, 47, 48])
     ap.add_argument("--instances", type=int, default=20)
     ap.add_argument("--steps", type=int, nargs="+", default=[100, 300])
+    ap.add_argument("--validation", type=int, nargs="*", default=[], help="seeds to train on (validation regret)")
     ap.add_argument("--out", type=Path, default=OUT)
     a = ap.parse_args()
     rows = []
@@ -72,6 +109,13 @@ def main() -> None:
         print(f"seed {seed}: one oracle call {1e3 * calls['q-routes']:.2f} ms (q-routes) against "
               f"{1e3 * calls['k-forest']:.3f} ms (k-forest): {ratio:.0f}x", flush=True)  # fmt: skip
         rows.append(dict(seed=seed, call_ms={k: 1e3 * v for k, v in calls.items()}))
+        save(a, rows)
+    for seed in a.validation:
+        rows += validation(seed)
+        save(a, rows)  # an interrupted run keeps every finished seed
+
+
+def save(a: argparse.Namespace, rows: list[dict]) -> None:
     cache.write_text(a.out, json.dumps(dict(rows=rows, args={k: str(v) for k, v in vars(a).items()}), indent=1))
 
 

@@ -379,6 +379,44 @@ def test_the_min_cost_flow_oracle_figures_are_the_benchmark():
     assert theirs["train_s"] >= 10 * mine["train_s"]
 
 
+def _table_after(lines: list[str], header: str) -> list[list[str]]:
+    """The cells of the rows of the markdown table whose header line starts with ``header``."""
+    head = lines.index(next(line for line in lines if line.startswith(header)))
+    body = []
+    for line in lines[head + 2 :]:
+        if not line.startswith("|"):
+            break
+        body.append([c.strip() for c in line.strip("|").split("|")])
+    return body
+
+
+def test_the_cvrp_relaxations_figures_are_the_benchmark():
+    """``docs/results.md``'s CVRP relaxation tables are ``cvrp_relaxations.json``'s
+    (``bench_cvrp_relaxations.py --validation 42 47``): the q-routes bound the tighter on every seed,
+    and training through the k-forest (the default) the better on validation, as the text says."""
+    runs = json.loads((RESULTS / "cvrp_relaxations.json").read_text())["rows"]
+    lines = (ROOT / "docs/results.md").read_text().splitlines()
+    gaps = {(r["seed"], r["relaxation"], r["steps"]): r["gap"] for r in runs if "gap" in r}
+    bounds = _table_after(lines, "| seed (total demand) | k-forest, 100 steps |")
+    assert len(bounds) == len({k[0] for k in gaps})
+    for cells in bounds:
+        seed = int(cells[0].split()[0])
+        want = [f"{gaps[seed, rel, steps]:.2f}" for rel in ("k-forest", "q-routes") for steps in (100, 300)]
+        assert cells[1:] == want, (seed, cells, want)
+        assert gaps[seed, "q-routes", 300] < gaps[seed, "k-forest", 300]
+    val = {(r["seed"], r["method"], r["relaxation"], r["steps"]): r["val_regret"] for r in runs if "val_regret" in r}
+    trained = _table_after(lines, "| seed | method | k-forest, 100 steps | q-routes, 100 steps |")
+    assert len(trained) == len({k[:2] for k in val if k[1] != "2s"})
+    for cells in trained:
+        seed, method = int(cells[0]), cells[1]
+        want = [
+            f"{val[seed, method, rel, steps]:.2f}%"
+            for rel, steps in (("k-forest", 100), ("q-routes", 100), ("q-routes", 300))
+        ]
+        assert cells[2:] == want, (seed, method, cells, want)
+        assert val[seed, method, "k-forest", 100] < min(val[seed, method, "q-routes", s] for s in (100, 300))
+
+
 def test_the_readme_shows_exactly_the_table_the_main_job_printed():
     """The main job's first table (regret, best and last epoch: what its epoch budget makes the
     same on every machine) is pasted into the README as ``benchmarks/results/main_job`` holds it."""
