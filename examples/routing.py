@@ -18,9 +18,10 @@ block per degree row and the 1-tree block, an exact batched Prim); for the CVRP,
 customer's degree row and the routes' block with a relaxation oracle (``--relaxation``:
 ``k-forest``, the default, ``cvrp_oracle.KForest``: a forest of customer edges and the depot's
 edges, capacity ignored; ``q-routes``, ``cvrp_oracle.QRoutes``: the best q-routes carrying every
-demand, capacity kept: tighter bounds, worse training on validation, docs/results.md). The multipliers are solved
-once per training instance (``mode="shared"``: they price the flows, arcs and loads at zero, so the
-oracles answer in closed form). A training step costs one oracle call per instance, not a solve.
+demand, capacity kept: tighter bounds, worse training on validation, docs/results.md). The
+multipliers are solved once per training instance (``mode="shared"``: they price the flows, arcs
+and loads at zero, so the oracles answer in closed form). A training step costs one oracle call
+per instance, not a solve.
 
 Methods (``--methods``): ``bayes`` (no model: the decisions for the generator's expected costs
 ``E[c | x]``, its distances plus the cost map without noise (``tsp.gen_data`` with

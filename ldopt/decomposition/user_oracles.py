@@ -37,6 +37,7 @@ import numpy as np
 from ldopt import checks
 from ldopt.errors import DecompositionError, InputError, SolverError
 from ldopt.oracles.base import Oracle
+from ldopt.solvers.base import HAS_SOLUTION, Status
 
 
 class OracleMismatch(SolverError):
@@ -120,14 +121,14 @@ def _spot_check(oracle: Oracle, block: Any, lam: np.ndarray, x: np.ndarray) -> N
     exact = block.problem.solve(lam, solver="auto", time_limit=SPOT_TIME_LIMIT)
     who, k = _who(oracle, block.index), block.index
     status = np.asarray(exact.status)
-    failed = ~np.isin(status, ("optimal", "feasible", "no_solution"))
+    failed = ~np.isin(status, (*HAS_SOLUTION, Status.NO_SOLUTION.value))
     if failed.any():  # the exact solver cannot tell: say so rather than trust
         bad = int(np.flatnonzero(failed)[0])
         raise OracleMismatch(
             f"{who}: the first-use check could not solve instance {bad} of the block exactly ({status[bad]}); "
             f"check the oracle with check_oracle(dec, {k}, solver=...) and set verified = True on it"
         )
-    stopped = status != "optimal"
+    stopped = status != Status.OPTIMAL.value
     try:
         if (~stopped).any():
             done = np.flatnonzero(~stopped)
@@ -155,7 +156,8 @@ def _compare_stopped(
     or is worth more than the solver's bound on the block's optimum."""
     value = np.einsum("bn,bn->b", lam, x)
     scale = np.maximum(1.0, np.abs(value))
-    incumbent = np.where(np.asarray(exact.status) == "feasible", np.asarray(exact.objective, dtype=float), -np.inf)
+    found = np.asarray(exact.status) == Status.FEASIBLE.value
+    incumbent = np.where(found, np.asarray(exact.objective, dtype=float), -np.inf)
     violation = block_problem.violation(x) if not oracle.relaxation else np.zeros(len(x))
     for i in np.flatnonzero(stopped):
         if value[i] < incumbent[i] - _TOL * scale[i]:

@@ -44,8 +44,7 @@ import numpy as np
 from ldopt import checks
 from ldopt.errors import InputError
 from ldopt.oracles.base import Oracle
-from ldopt.problems import cvrp
-from ldopt.problems.tsp import edges
+from ldopt.problems import cvrp, tsp
 from ldopt.problems.tsp_oracle import OneTree, edge_objectives
 from ldopt.runtime.jit import nb
 
@@ -172,7 +171,7 @@ class KForest(RoutesRelaxation):
         num_vars: int,
     ) -> None:  # fmt: skip
         super().__init__(num_nodes, demand, capacity, vehicles, edge_vars, other_vars, num_vars)
-        self.inner = np.array([i > 0 for (i, _) in edges(self.n)])
+        self.inner = np.array([i > 0 for (i, _) in tsp.edges(self.n)])
         self.tree = OneTree.on_edges(self.n)
 
     def describe(self) -> str:
@@ -223,7 +222,7 @@ class QRoutes(RoutesRelaxation):
         self.resolution = checks.positive("resolution", resolution)
         self.loads, self.room = rounded_loads(self.demand, self.capacity, self.resolution)
         ids = np.zeros((self.n, self.n), dtype=np.int64)
-        for e, (i, j) in enumerate(edges(self.n)):
+        for e, (i, j) in enumerate(tsp.edges(self.n)):
             ids[i, j] = ids[j, i] = e
         self._ids = ids
 
