@@ -1,5 +1,5 @@
 """Routing: the TSP and CVRP rows of the CaVE paper's table (Tang & Khalil, CPAIOR 2024),
-reproduced with ldopt.
+reproduced with ldopt, and PyEPO's shortest path on the same protocol.
 
 The protocol of CaVE's experiments on PyEPO's generator: for seed ``42 + i``,
 ``pyepo.data.tsp.genData(2100, num_features=10, num_nodes, deg, noise_width=0.5, seed)`` (ldopt's
@@ -10,7 +10,9 @@ regret is the normalized regret of exact solutions, as CaVE measures with Gurobi
 subtour cut loop on HiGHS (``tsp_tours.tours``), routes by the capacity cut loop (``cvrp_routes
 .routes``: Gurobi's lazy cuts where gurobipy is installed, else HiGHS). The CVRP (``--problem
 cvrp``, 21 nodes: the depot and 20 customers) has CaVE's demands ``np.random.rand(20) * 10`` after
-``np.random.seed(seed)``, capacity 30 and at most 5 vehicles.
+``np.random.seed(seed)``, capacity 30 and at most 5 vehicles. The shortest path (``--problem sp``,
+``--grid 5``) is ``pyepo.data.shortestpath.genData(2100, 5 features, (5, 5), deg, 0.5, seed)``
+(``shortest_path.gen_data``) on the same split, decided by exact shortest paths.
 
 ldopt trains through Lagrangian decompositions with a structured block and its oracle, brought to
 ``ldopt.decompose(..., oracles=)``: for the TSP, Held and Karp's (``tsp_oracle.block_oracles``: a
@@ -18,7 +20,9 @@ block per degree row and the 1-tree block, an exact batched Prim); for the CVRP,
 customer's degree row and the routes' block with a relaxation oracle (``--relaxation``:
 ``k-forest``, the default, ``cvrp_oracle.KForest``: a forest of customer edges and the depot's
 edges, capacity ignored; ``q-routes``, ``cvrp_oracle.QRoutes``: the best q-routes carrying every
-demand, capacity kept: tighter bounds, worse training on validation, docs/results.md). The
+demand, capacity kept: tighter bounds, worse training on validation, docs/results.md); for the
+shortest path, a block per node (``multiple`` only) or ``--bands k`` bands of grid rows, each a
+min-cost flow (``--bands 1``: the whole grid, one block). The
 multipliers are solved once per training instance (``mode="shared"``: they price the flows, arcs
 and loads at zero, so the oracles answer in closed form). A training step costs one oracle call
 per instance, not a solve.
@@ -33,12 +37,14 @@ regret on average, up to the generator's rounding to 4 decimals); ``2s`` (two-st
 σ = 2; ``static``: the structured block is the main block; ``:mse`` starts from the two-stage
 fit, whose seconds its training time includes; a suffix ``/<epochs>[/<lr>]`` overrides
 ``--epochs`` and the learning rate 5e-2 for that method, e.g. ``ld:fy@8:L1:static:mse/40/0.1``).
-The predictor (``--model``) is CaVE's linear model, or ``mlp:<width>``: two layers with a ReLU
-between them, the same network for every method (the ``2s`` row is then the MSE-trained network
-of that shape). The 100 validation instances are split off as the protocol does; with
-``--patience k`` every method is validated on them each epoch (exact tours) and stops after ``k``
-validations without a better regret, returning the best (otherwise the last model is tested, and
-the settings in docs/results.md were chosen on them).
+The predictor (``--model``) is CaVE's linear model, ``mlp:<width>`` (two layers with a ReLU
+between them) or ``index:<width>`` (``PerCostIndex``: each cost a learned function of its own
+projection of the features), the same network for every method (the ``2s`` row is then the
+MSE-trained network of that shape; ``--epochs-2s`` and ``--lr-2s`` set its epochs and learning
+rate). The 100 validation instances are split off as the protocol does; with ``--patience k``
+every method is validated on them every ``--eval-every`` epochs (exact decisions) and stops after
+``k`` validations without a better regret, returning the best (otherwise the last model is
+tested, and the settings in docs/results.md were chosen on them).
 A rerun with the same settings and more seeds or methods keeps the (seed, method) rows it finished
 and the test optima it solved (``<out>/optima``); its table shows its methods, then the earlier
 runs' that have every seed.
@@ -46,6 +52,7 @@ runs' that have every seed.
     python examples/routing.py --nodes 20 --seeds 10 --out benchmarks/results/routing/tsp20
     python examples/routing.py --nodes 50 --seeds 3 --out benchmarks/results/routing/tsp50
     python examples/routing.py --problem cvrp --nodes 21 --seeds 10 --out benchmarks/results/routing/cvrp20
+    python examples/routing.py --problem sp --bands 1 --deg 6 --out benchmarks/results/routing/sp5deg6
 """
 
 from __future__ import annotations
@@ -63,9 +70,9 @@ from sklearn.model_selection import train_test_split
 
 import ldopt
 import ldopt_torch as lt
-from ldopt.problems import cvrp, cvrp_exact, cvrp_oracle, cvrp_routes, tsp, tsp_oracle, tsp_tours
+from ldopt.problems import cvrp, cvrp_exact, cvrp_oracle, cvrp_routes, shortest_path, tsp, tsp_oracle, tsp_tours
 from ldopt.runtime import cache
-from ldopt_experiments.arguments import integer_at_least
+from ldopt_experiments.arguments import integer_at_least, positive_number
 
 PUBLISHED = {  # CaVE (Tang & Khalil, CPAIOR 2024): test normalized regret %, mean training s (their machine)
     ("cvrp", 21, 4): {"2-stage": (10.10, 2), "SPO+": (5.94, 7020), "PFYL": (6.32, 3773), "CaVE+": (6.44, 154),
@@ -100,10 +107,15 @@ def label(method: str, a: argparse.Namespace | None = None) -> str:
     if method == "2s":
         return "two-stage (MSE)"
     if method == "spo+":
-        return f"SPO+ (whole problem, exact {'routes' if a and a.problem == 'cvrp' else 'tours'} each step)"
+        exact = {"cvrp": "routes", "sp": "paths"}.get(a.problem, "tours") if a else "tours"
+        return f"SPO+ (whole problem, exact {exact} each step)"
     _, surrogate, target, mode, *start = method.split(":")
     name, _, sigma = surrogate.partition("@")
-    structured = f"the routes block ({a.relaxation})" if a and a.problem == "cvrp" else "the 1-tree block"
+    structured = "the 1-tree block"
+    if a and a.problem == "cvrp":
+        structured = f"the routes block ({a.relaxation})"
+    elif a and a.problem == "sp":
+        structured = "the grid's one block" if a.bands == 1 else f"the last of {a.bands} bands"
     main = structured if mode == "static" else "every block"
     noise = f" σ={sigma}" if sigma else ""
     start_text = " from the two-stage fit" if start else ""
@@ -146,11 +158,18 @@ def _surrogate_ok(token: str) -> bool:
     return name in SURROGATES if not at else name == "fy" and _number(sigma, integer=False)
 
 
-def split(nodes: int, deg: int, seed: int, train: int, val: int, test: int) -> tuple[np.ndarray, ...]:
+def split(
+    nodes: int, deg: int, seed: int, train: int, val: int, test: int, problem: str = "tsp"
+) -> tuple[np.ndarray, ...]:
     """CaVE's data and split for one seed: (x_train, c_train, x_val, c_val, x_test, c_test, e_test),
-    ``e_test`` the test instances' expected costs ``E[c | x]`` (the same draws without the noise)."""
-    feats, costs = tsp.gen_data(2100, 10, nodes, deg=deg, noise_width=0.5, seed=seed)
-    _, expected = tsp.gen_data(2100, 10, nodes, deg=deg, noise_width=0.0, seed=seed)
+    ``e_test`` the test instances' expected costs ``E[c | x]`` (the same draws without the noise).
+    ``nodes`` is the grid's side for the shortest path (``problem="sp"``: PyEPO's 5 features)."""
+    if problem == "sp":
+        feats, costs = shortest_path.gen_data(2100, 5, (nodes, nodes), deg=deg, noise_width=0.5, seed=seed)
+        _, expected = shortest_path.gen_data(2100, 5, (nodes, nodes), deg=deg, noise_width=0.0, seed=seed)
+    else:
+        feats, costs = tsp.gen_data(2100, 10, nodes, deg=deg, noise_width=0.5, seed=seed)
+        _, expected = tsp.gen_data(2100, 10, nodes, deg=deg, noise_width=0.0, seed=seed)
     x_rest, x_test, c_rest, c_test, _, e_test = train_test_split(
         feats, costs, expected, test_size=1000, random_state=135
     )
@@ -159,25 +178,52 @@ def split(nodes: int, deg: int, seed: int, train: int, val: int, test: int) -> t
     return tuple(np.asarray(a, dtype=float) for a in parts)
 
 
+class PerCostIndex(torch.nn.Module):
+    """Each cost a learned function of its own projection of the features:
+    ``ĉ_e = a_e + b_e · f(w_e · x + d_e)``, ``f`` one network ``1 → width → 1`` (softplus) shared by
+    every cost. PyEPO's generators map each cost from its own projection ``B_e · x`` this way, which a
+    hidden layer shared by every cost does not exploit (docs/results.md, "Richer models")."""
+
+    def __init__(self, features: int, costs: int, width: int) -> None:
+        super().__init__()
+        self.project = torch.nn.Linear(features, costs)
+        self.link = torch.nn.Sequential(torch.nn.Linear(1, width), torch.nn.Softplus(), torch.nn.Linear(width, 1))
+        self.scale = torch.nn.Parameter(torch.ones(costs))
+        self.shift = torch.nn.Parameter(torch.zeros(costs))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.shift + self.scale * self.link(self.project(x).unsqueeze(-1)).squeeze(-1)
+
+
+NETWORKS = {"mlp": "2-layer MLP (width {}, ReLU)", "index": "per-cost index network (link width {}, softplus)"}
+
+
 def predictor(spec: str, features: int, costs: int) -> torch.nn.Module:
-    """``--model``'s network: ``linear`` (CaVE's) or ``mlp:<width>`` (two layers, a ReLU between)."""
+    """``--model``'s network: ``linear`` (CaVE's), ``mlp:<width>`` (two layers, a ReLU between) or
+    ``index:<width>`` (``PerCostIndex``)."""
     if spec == "linear":
         return torch.nn.Linear(features, costs)
-    width = int(spec.partition(":")[2])
-    return torch.nn.Sequential(torch.nn.Linear(features, width), torch.nn.ReLU(), torch.nn.Linear(width, costs))
+    name, _, width = spec.partition(":")
+    if name == "index":
+        return PerCostIndex(features, costs, int(width))
+    hidden = int(width)
+    return torch.nn.Sequential(torch.nn.Linear(features, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, costs))
 
 
 def model_spec(text: str) -> str:
-    """``--model``: ``linear`` or ``mlp:<width>``."""
+    """``--model``: ``linear``, ``mlp:<width>`` or ``index:<width>``."""
     name, colon, width = text.partition(":")
-    if text == "linear" or (name == "mlp" and colon and _number(width, integer=True)):
+    if text == "linear" or (name in NETWORKS and colon and _number(width, integer=True)):
         return text
-    raise argparse.ArgumentTypeError(f"expected linear or mlp:<width> (a positive integer), got {text!r}")
+    raise argparse.ArgumentTypeError(
+        f"expected linear, mlp:<width> or index:<width> (a positive integer), got {text!r}"
+    )
 
 
 def model_label(spec: str) -> str:
     """The predictor's name in the table's title."""
-    return "linear model" if spec == "linear" else f"2-layer MLP (width {spec.partition(':')[2]}, ReLU)"
+    name, _, width = spec.partition(":")
+    return "linear model" if spec == "linear" else NETWORKS[name].format(width)
 
 
 class Training(NamedTuple):
@@ -188,6 +234,8 @@ class Training(NamedTuple):
     epochs: tuple[int, int]
     val: lt.Validator | None
     patience: int | None
+    eval_every: int = 1
+    lr_2s: float = 5e-2
 
 
 def train_one(
@@ -201,12 +249,13 @@ def train_one(
 
     def fit(model: torch.nn.Module, data: lt.LDDataset | lt.OptDataset, loss: torch.nn.Module, epochs: int,
             lr: float = 5e-2, mode: str = "static", main: int | None = None) -> torch.nn.Module:  # fmt: skip
-        schedule, options = lt.Schedule(patience=how.patience), lt.FitOptions(warm_start="none")
+        schedule = lt.Schedule(patience=how.patience, eval_every=how.eval_every)
+        options = lt.FitOptions(warm_start="none")
         return lt.fit(model, data, loss, mode, main, epochs, val=how.val, lr=lr, seed=seed, progress=False,
                       schedule=schedule, options=options).model  # fmt: skip
 
     if method == "2s":
-        return fit(model, data, lt.MSELoss(), two_stage_epochs)
+        return fit(model, data, lt.MSELoss(), two_stage_epochs, how.lr_2s)
     if method == "spo+":  # PyEPO's SPO+ on the whole problem: its "auto" solver is the tours' cut loop
         full = lt.OptDataset(p, x_tr, c_tr)
         return fit(model, full, lt.FullLoss(p, "spo+"), epochs)
@@ -227,7 +276,12 @@ class Routing:
 
     def __init__(self, a: argparse.Namespace, seed: int) -> None:
         self.kind, self.nodes = a.problem, a.nodes
-        if a.problem == "tsp":
+        if a.problem == "sp":  # a block per node, or bands of grid rows (min-cost flows)
+            model = shortest_path.build_model((a.grid, a.grid))
+            self.p = ldopt.Problem.from_pyomo(model, model.c)
+            bands = shortest_path.regions((a.grid, a.grid), a.bands) if a.bands else None
+            self.dec = ldopt.decompose(self.p, bands)
+        elif a.problem == "tsp":
             model = tsp.build_model(a.nodes)
             self.p = ldopt.Problem.from_pyomo(model, model.c, oracles=[tsp_tours.Tours])
             self.dec = ldopt.decompose(self.p, tsp.blocks(a.nodes), oracles=tsp_oracle.block_oracles(self.p, a.nodes))
@@ -240,6 +294,8 @@ class Routing:
 
     def solve(self, costs: np.ndarray) -> np.ndarray:
         """Exact tours or routes (0/1 edges) for edge costs (minimised)."""
+        if self.kind == "sp":
+            return self.p.solve(costs).x
         if self.kind == "tsp":
             return tsp_tours.tours(costs, self.nodes)
         return cvrp_routes.routes(costs, self.nodes, self.demand)
@@ -249,7 +305,7 @@ def test_optima(a: argparse.Namespace, r: Routing, seed: int, c_te: np.ndarray) 
     """The test instances' optimal values and the seconds they took, kept in ``<out>/optima`` (the
     costs' digest checked) so that a rerun with more methods does not solve them again."""
     path = Path(a.out) / "optima" / f"seed{seed}.npz"
-    key = dict(problem=a.problem, nodes=a.nodes, deg=a.deg, seed=seed, costs=cache.digest(c_te))
+    key = dict(problem=a.problem, nodes=size(a), deg=a.deg, seed=seed, costs=cache.digest(c_te))
     found = cache.load(path, expect=key)
     if found is not None:
         return found[0]["optima"], float(found[1]["seconds"])
@@ -264,7 +320,7 @@ def run_seed(a: argparse.Namespace, i: int, done: frozenset[str] = frozenset()) 
     """The methods on seed ``42 + i`` that ``done`` lacks; one row per method (the two-stage fit is
     trained again, not tested, where a method from it needs it)."""
     seed = 42 + i
-    x_tr, c_tr, x_va, c_va, x_te, c_te, e_te = split(a.nodes, a.deg, seed, a.train, a.val, a.test)
+    x_tr, c_tr, x_va, c_va, x_te, c_te, e_te = split(size(a), a.deg, seed, a.train, a.val, a.test, a.problem)
     r = Routing(a, seed)
     rows, fitted, seconds = [], {}, {}
     todo = [m for m in a.methods if m not in done]
@@ -278,7 +334,7 @@ def run_seed(a: argparse.Namespace, i: int, done: frozenset[str] = frozenset()) 
         )
         multipliers_s = time.perf_counter() - t
     val = lt.Validator(r.p, x_va, c_va) if a.patience and trained else None
-    how = Training(a.model, (a.epochs, a.epochs_2s), val, a.patience)
+    how = Training(a.model, (a.epochs, a.epochs_2s), val, a.patience, a.eval_every, a.lr_2s)
     opt, optima_s = test_optima(a, r, seed, c_te)
     for method in needed + todo:
         train_s = None
@@ -302,8 +358,15 @@ def run_seed(a: argparse.Namespace, i: int, done: frozenset[str] = frozenset()) 
     return rows
 
 
+def size(a: argparse.Namespace) -> int:
+    """The problem's size: its nodes, or the shortest path grid's side."""
+    return a.grid if a.problem == "sp" else a.nodes
+
+
 def title(a: argparse.Namespace) -> str:
     """``TSP50`` or ``CVRP20`` (customers)."""
+    if a.problem == "sp":
+        return f"shortest path {a.grid}×{a.grid}"
     return f"TSP{a.nodes}" if a.problem == "tsp" else f"CVRP{a.nodes - 1}"
 
 
@@ -335,7 +398,7 @@ def summary(a: argparse.Namespace, rows: list[dict]) -> list[str]:
             continue
         secs = np.mean([x["train_seconds"] for x in rows if x["method"] == method])
         lines.append(f"| {label(method, a)} (ldopt, 2 CPU cores) | {reg.mean():.2f} ± {reg.std():.2f} | {secs:.0f} |")
-    published = PUBLISHED.get((a.problem, a.nodes, a.deg), {})
+    published = PUBLISHED.get((a.problem, size(a), a.deg), {})
     lines += [f"| {k} (CaVE, published) | {v[0]:.2f} | {v[1]:.0f} |" for k, v in published.items()]
     return lines
 
@@ -354,7 +417,7 @@ def plot(a: argparse.Namespace, rows: list[dict], path: Path) -> None:
             ax.axhline(np.mean([x["regret"] for x in r]), color="black", ls=":", lw=1, label=label(method))
             continue
         ax.scatter([x["train_seconds"] for x in r], [x["regret"] for x in r], label=f"{label(method, a)} (ldopt)", s=18)
-    for name, (regret, secs) in PUBLISHED.get((a.problem, a.nodes, a.deg), {}).items():
+    for name, (regret, secs) in PUBLISHED.get((a.problem, size(a), a.deg), {}).items():
         ax.scatter([secs], [regret], marker="x", color="gray")
         ax.annotate(name, (secs, regret), fontsize=7, color="gray", xytext=(3, 3), textcoords="offset points")
     ax.set(xscale="log", xlabel="training seconds", ylabel="test normalized regret %")
@@ -372,7 +435,14 @@ def save(path: Path, rows: list[dict], a: argparse.Namespace) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--problem", choices=("tsp", "cvrp"), default="tsp")
+    ap.add_argument("--problem", choices=("tsp", "cvrp", "sp"), default="tsp", help="sp: PyEPO's shortest path")
+    ap.add_argument("--grid", type=integer_at_least(2), default=5, help="the shortest path's grid side")
+    ap.add_argument(
+        "--bands",
+        type=integer_at_least(1),
+        default=None,
+        help="the shortest path's blocks: bands of grid rows (1: the whole grid; default: a block per node)",
+    )
     ap.add_argument("--nodes", type=integer_at_least(4), default=20, help="nodes (the CVRP's depot included)")
     ap.add_argument("--deg", type=integer_at_least(1), default=4)
     ap.add_argument("--seeds", type=integer_at_least(1), default=10)
@@ -381,14 +451,18 @@ def main() -> None:
     ap.add_argument("--test", type=integer_at_least(1), default=1000)
     ap.add_argument("--epochs", type=integer_at_least(1), default=10)
     ap.add_argument("--epochs-2s", type=integer_at_least(1), default=20, help="the two-stage model's epochs")
+    ap.add_argument("--lr-2s", type=positive_number, default=5e-2, help="the two-stage model's learning rate")
     ap.add_argument("--iterations", type=integer_at_least(1), default=100, help="dual steps per instance")
     ap.add_argument("--methods", nargs="+", type=method_name, default=["2s", "ld:spo+:L1:static", "ld:fy@2:L1:static"])
-    ap.add_argument("--model", type=model_spec, default="linear", help="linear or mlp:<width>")
+    ap.add_argument("--model", type=model_spec, default="linear", help="linear, mlp:<width> or index:<width>")
     ap.add_argument(
         "--patience",
         type=integer_at_least(1),
         default=None,
-        help="validate every epoch, stop after this many without a better regret (default: no validation)",
+        help="validate, stop after this many validations without a better regret (default: no validation)",
+    )
+    ap.add_argument(
+        "--eval-every", type=integer_at_least(1), default=1, help="with --patience: validate every k epochs"
     )
     ap.add_argument(
         "--relaxation",
@@ -398,6 +472,9 @@ def main() -> None:
     )
     ap.add_argument("--out", default="results/routing")
     a = ap.parse_args()
+    static = [m for m in a.methods if m.startswith("ld:") and settings(m)[0].split(":")[3] == "static"]
+    if a.problem == "sp" and not a.bands and static:
+        ap.error(f"expected 'multiple' or --bands for --problem sp (a block per node has no main one), got {static}")
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     saved = out / "results.json"
@@ -409,6 +486,10 @@ def main() -> None:
         old["args"].setdefault("model", "linear")  # runs before --model and --patience: linear, not validated
         old["args"].setdefault("patience", None)
         old["args"].setdefault("relaxation", "k-forest")  # runs before --relaxation: the k-forest
+        old["args"].setdefault("lr_2s", 5e-2)  # runs before --lr-2s and --eval-every
+        old["args"].setdefault("eval_every", 1)
+        old["args"].setdefault("grid", 5)  # runs before --problem sp
+        old["args"].setdefault("bands", None)
         kept = ("seeds", "out", "methods") + (("relaxation",) if a.problem == "tsp" else ())  # the TSP has none
         theirs = {k: v for k, v in old["args"].items() if k not in kept}
         ours = {k: v for k, v in vars(a).items() if k not in kept}

@@ -444,7 +444,10 @@ def test_the_pyepo_knapsack_table_is_the_committed_run(run):
             assert line in docs, f"docs/results.md lacks the committed row {line!r}"
 
 
-@pytest.mark.parametrize("run", ["tsp20", "tsp20_spo", "tsp50", "tsp50deg6", "tsp20deg6", "cvrp20"])
+@pytest.mark.parametrize(
+    "run", ["tsp20", "tsp20_spo", "tsp50", "tsp50deg6", "tsp20deg6", "cvrp20", "tsp20deg6_index", "sp5deg6_index",
+            "sp5deg6"]
+)  # fmt: skip
 def test_the_routing_tables_are_the_committed_runs(run):
     """The CaVE TSP and CVRP tables in the docs are the ones `examples/routing.py` wrote, and each of
     their ldopt rows (and the Bayes floor's) is the mean and spread of the seeds in its results.json."""

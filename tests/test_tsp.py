@@ -4,6 +4,8 @@ and Karp's bound below every optimum, and training through the 1-tree block."""
 
 from __future__ import annotations
 
+import argparse
+
 import numpy as np
 import pyomo.environ as pyo
 import pytest
@@ -280,16 +282,11 @@ def test_the_routing_examples_floor_and_network(tmp_path):
     expected costs are the costs' mean given the features (the deviations average to 0 within 4
     standard errors); `--model mlp:<width>` trains a 2-layer network and `--patience` validates;
     a malformed model is refused by name."""
-    import importlib.util  # noqa: PLC0415
     import json  # noqa: PLC0415
     import subprocess  # noqa: PLC0415
     import sys  # noqa: PLC0415
-    from pathlib import Path  # noqa: PLC0415
 
-    script = Path(__file__).resolve().parents[1] / "examples" / "routing.py"
-    spec = importlib.util.spec_from_file_location("routing_example", script)
-    routing = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(routing)
+    routing, script = _routing_example()
     *_, c_te, e_te = routing.split(8, 4, 42, 40, 10, 500)
     diff = (c_te - e_te).ravel()
     assert abs(diff.mean()) <= 4 * diff.std() / np.sqrt(diff.size)
@@ -303,4 +300,89 @@ def test_the_routing_examples_floor_and_network(tmp_path):
     assert "a 2-layer MLP (width 8, ReLU), early stopped on validation (patience 1)" in table
     assert f"| Bayes floor: decisions for E[c given x] (no model) | {rows[0]['regret']:.2f} ± 0.00 | — |" in table
     bad = subprocess.run([*args[:-4], "--model", "mlp:0"], capture_output=True, text=True, timeout=300)
-    assert bad.returncode != 0 and "expected linear or mlp:<width>" in bad.stderr
+    assert bad.returncode != 0 and "expected linear, mlp:<width> or index:<width>" in bad.stderr
+
+
+def _routing_example():
+    import importlib.util  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    script = Path(__file__).resolve().parents[1] / "examples" / "routing.py"
+    spec = importlib.util.spec_from_file_location("routing_example", script)
+    routing = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(routing)
+    return routing, script
+
+
+def test_the_per_cost_index_network_reads_each_cost_from_its_own_projection():
+    """`--model index:<width>`: each cost is a function of its own projection ``w_e · x`` alone
+    (moving the features across ``w_e`` leaves cost ``e`` unchanged, moving them along it does not),
+    and on PyEPO's degree-6 costs its least-squares fit comes far closer to ``E[c | x]`` than the
+    linear model's (the cost map is one such function per edge, the distances its shifts)."""
+    routing, _ = _routing_example()
+    torch.manual_seed(0)
+    net = routing.predictor("index:8", 10, 28)
+    x = torch.randn(5, 10, dtype=torch.float32)
+    with torch.no_grad():
+        w = net.project.weight  # (28, 10)
+        along = x[:, None, :] + 0.7 * w[None] / w.norm(dim=1)[None, :, None]  # per cost, along its w_e
+        noise = torch.randn(5, 28, 10)
+        across = x[:, None, :] + noise - (noise * w).sum(-1, keepdim=True) * w / (w * w).sum(-1, keepdim=True)
+        base = net(x)
+        moved = torch.stack([net(across[:, e])[:, e] for e in range(28)], 1)
+        pushed = torch.stack([net(along[:, e])[:, e] for e in range(28)], 1)
+    assert torch.allclose(moved, base, atol=1e-4 * (1 + base.abs().max()))
+    assert (pushed - base).abs().max() > 1e-3
+    x_tr, c_tr, _, _, x_te, _, e_te = routing.split(8, 6, 42, 1000, 100, 200)
+    errors = {}
+    for spec in ("linear", "index:16"):
+        torch.manual_seed(0)
+        model = routing.predictor(spec, 10, c_tr.shape[1])
+        opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+        X, C = torch.as_tensor(x_tr, dtype=torch.float32), torch.as_tensor(c_tr, dtype=torch.float32)
+        for _ in range(300):
+            opt.zero_grad()
+            ((model(X) - C) ** 2).mean().backward()
+            opt.step()
+        with torch.no_grad():
+            pred = model(torch.as_tensor(x_te, dtype=torch.float32)).numpy()
+        errors[spec] = float(((pred - e_te) ** 2).mean())
+    assert errors["index:16"] < 0.25 * errors["linear"], errors
+
+
+def test_the_routing_example_runs_the_shortest_path(tmp_path):
+    """`examples/routing.py --problem sp`: PyEPO's shortest path on CaVE's protocol (5 features),
+    decided by exact shortest paths (checked against Dijkstra's), with a table named after the grid;
+    ``--bands 1`` trains through the whole grid as one block (a min-cost flow: ``static``), and
+    without bands (a block per node, none main) ``static`` is refused by name."""
+    import json  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    import networkx as nx  # noqa: PLC0415
+
+    from ldopt.problems import shortest_path  # noqa: PLC0415
+
+    routing, script = _routing_example()
+    x_tr, c_tr, *_ = routing.split(3, 6, 42, 20, 5, 5, problem="sp")
+    assert x_tr.shape == (20, 5) and c_tr.shape == (20, 12)
+    r = routing.Routing(argparse.Namespace(problem="sp", nodes=20, grid=3, bands=None), 42)
+    chosen = r.solve(c_tr)
+    for costs, x in zip(c_tr, chosen, strict=True):
+        g = nx.DiGraph()
+        for i, (u, v) in enumerate(shortest_path.arcs((3, 3))):
+            g.add_edge(u, v, weight=float(costs[i]))
+        assert float(costs @ x) == pytest.approx(nx.dijkstra_path_length(g, 0, 8), rel=1e-9)
+    args = [sys.executable, str(script), "--problem", "sp", "--grid", "3", "--train", "40", "--val", "10"]
+    args += ["--test", "20", "--epochs", "2", "--epochs-2s", "3", "--lr-2s", "0.02", "--iterations", "10"]
+    args += ["--out", str(tmp_path), "--seeds", "1", "--model", "index:4", "--patience", "2", "--eval-every", "2"]
+    methods = ["--methods", "bayes", "2s", "ld:spo+:L1:static:mse"]
+    subprocess.run([*args, "--bands", "1", *methods], check=True, capture_output=True, timeout=300)
+    rows = json.loads((tmp_path / "results.json").read_text())["rows"]
+    assert [r["method"] for r in rows] == ["bayes", "2s", "ld:spo+:L1:static:mse"]
+    assert all(r["regret"] >= -1e-9 for r in rows)
+    table = (tmp_path / "table.md").read_text()
+    assert table.startswith("shortest path 3×3 deg 4: 40 train / 20 test, 1 seeds (42..42), a per-cost index")
+    assert "LD(SPO+, L1, main: the grid's one block) from the two-stage fit (ldopt" in table
+    bad = subprocess.run([*args, *methods], capture_output=True, text=True, timeout=300)
+    assert bad.returncode != 0 and "expected 'multiple' or --bands for --problem sp" in bad.stderr
