@@ -446,7 +446,7 @@ def test_the_pyepo_knapsack_table_is_the_committed_run(run):
 
 @pytest.mark.parametrize(
     "run", ["tsp20", "tsp20_spo", "tsp50", "tsp50deg6", "tsp20deg6", "cvrp20", "tsp20deg6_index", "sp5deg6_index",
-            "sp5deg6"]
+            "sp5deg6", "tsp50_index", "tsp50deg6_index"]
 )  # fmt: skip
 def test_the_routing_tables_are_the_committed_runs(run):
     """The CaVE TSP and CVRP tables in the docs are the ones `examples/routing.py` wrote, and each of
