@@ -85,12 +85,13 @@ PUBLISHED = {  # CaVE (Tang & Khalil, CPAIOR 2024): test normalized regret %, me
               "CaVE-Hybrid": (11.28, 254)},
 }  # fmt: skip
 SURROGATES = {"spo+": "SPO+", "imle": "IMLE", "fy": "FY"}
+LR = 5e-2  # CaVE's learning rate: every method's unless it says otherwise
 
 
 def settings(method: str) -> tuple[str, int | None, float]:
     """``(method without its suffix, its epochs or None, its learning rate)`` of ``method[/epochs[/lr]]``."""
     name, *rest = method.split("/")
-    return name, int(rest[0]) if rest else None, float(rest[1]) if len(rest) > 1 else 5e-2
+    return name, int(rest[0]) if rest else None, float(rest[1]) if len(rest) > 1 else LR
 
 
 def from_two_stage(method: str) -> bool:
@@ -101,7 +102,7 @@ def from_two_stage(method: str) -> bool:
 def label(method: str, a: argparse.Namespace | None = None) -> str:
     """A method's name in the table (``a``: the run's arguments, for the structured block's name)."""
     method, epochs, lr = settings(method)
-    own = f" ({epochs} epochs" + (f", lr {lr:g})" if lr != 5e-2 else ")") if epochs else ""
+    own = f" ({epochs} epochs" + (f", lr {lr:g})" if lr != LR else ")") if epochs else ""
     if method == "bayes":
         return "Bayes floor: decisions for E[c given x] (no model)"
     if method == "2s":
@@ -164,12 +165,13 @@ def split(
     """CaVE's data and split for one seed: (x_train, c_train, x_val, c_val, x_test, c_test, e_test),
     ``e_test`` the test instances' expected costs ``E[c | x]`` (the same draws without the noise).
     ``nodes`` is the grid's side for the shortest path (``problem="sp"``: PyEPO's 5 features)."""
-    if problem == "sp":
-        feats, costs = shortest_path.gen_data(2100, 5, (nodes, nodes), deg=deg, noise_width=0.5, seed=seed)
-        _, expected = shortest_path.gen_data(2100, 5, (nodes, nodes), deg=deg, noise_width=0.0, seed=seed)
-    else:
-        feats, costs = tsp.gen_data(2100, 10, nodes, deg=deg, noise_width=0.5, seed=seed)
-        _, expected = tsp.gen_data(2100, 10, nodes, deg=deg, noise_width=0.0, seed=seed)
+
+    def draws(noise: float) -> tuple[np.ndarray, np.ndarray]:
+        if problem == "sp":
+            return shortest_path.gen_data(2100, 5, (nodes, nodes), deg=deg, noise_width=noise, seed=seed)
+        return tsp.gen_data(2100, 10, nodes, deg=deg, noise_width=noise, seed=seed)
+
+    (feats, costs), (_, expected) = draws(0.5), draws(0.0)
     x_rest, x_test, c_rest, c_test, _, e_test = train_test_split(
         feats, costs, expected, test_size=1000, random_state=135
     )
@@ -235,7 +237,7 @@ class Training(NamedTuple):
     val: lt.Validator | None
     patience: int | None
     eval_every: int = 1
-    lr_2s: float = 5e-2
+    lr_2s: float = LR
 
 
 def train_one(
@@ -248,7 +250,7 @@ def train_one(
     model = predictor(how.model, x_tr.shape[1], p.num_costs)
 
     def fit(model: torch.nn.Module, data: lt.LDDataset | lt.OptDataset, loss: torch.nn.Module, epochs: int,
-            lr: float = 5e-2, mode: str = "static", main: int | None = None) -> torch.nn.Module:  # fmt: skip
+            lr: float, mode: str = "static", main: int | None = None) -> torch.nn.Module:  # fmt: skip
         schedule = lt.Schedule(patience=how.patience, eval_every=how.eval_every)
         options = lt.FitOptions(warm_start="none")
         return lt.fit(model, data, loss, mode, main, epochs, val=how.val, lr=lr, seed=seed, progress=False,
@@ -258,7 +260,7 @@ def train_one(
         return fit(model, data, lt.MSELoss(), two_stage_epochs, how.lr_2s)
     if method == "spo+":  # PyEPO's SPO+ on the whole problem: its "auto" solver is the tours' cut loop
         full = lt.OptDataset(p, x_tr, c_tr)
-        return fit(model, full, lt.FullLoss(p, "spo+"), epochs)
+        return fit(model, full, lt.FullLoss(p, "spo+"), epochs, LR)
     method, own_epochs, lr = settings(method)
     epochs = own_epochs or epochs
     if method.endswith(":mse"):
@@ -293,7 +295,7 @@ class Routing:
             self.dec = ldopt.decompose(self.p, cvrp.blocks(a.nodes), oracles=oracles)
 
     def solve(self, costs: np.ndarray) -> np.ndarray:
-        """Exact tours or routes (0/1 edges) for edge costs (minimised)."""
+        """Exact tours, routes or shortest paths (0/1 edges or arcs) for their costs (minimised)."""
         if self.kind == "sp":
             return self.p.solve(costs).x
         if self.kind == "tsp":
@@ -451,7 +453,7 @@ def main() -> None:
     ap.add_argument("--test", type=integer_at_least(1), default=1000)
     ap.add_argument("--epochs", type=integer_at_least(1), default=10)
     ap.add_argument("--epochs-2s", type=integer_at_least(1), default=20, help="the two-stage model's epochs")
-    ap.add_argument("--lr-2s", type=positive_number, default=5e-2, help="the two-stage model's learning rate")
+    ap.add_argument("--lr-2s", type=positive_number, default=LR, help="the two-stage model's learning rate")
     ap.add_argument("--iterations", type=integer_at_least(1), default=100, help="dual steps per instance")
     ap.add_argument("--methods", nargs="+", type=method_name, default=["2s", "ld:spo+:L1:static", "ld:fy@2:L1:static"])
     ap.add_argument("--model", type=model_spec, default="linear", help="linear, mlp:<width> or index:<width>")
@@ -486,7 +488,7 @@ def main() -> None:
         old["args"].setdefault("model", "linear")  # runs before --model and --patience: linear, not validated
         old["args"].setdefault("patience", None)
         old["args"].setdefault("relaxation", "k-forest")  # runs before --relaxation: the k-forest
-        old["args"].setdefault("lr_2s", 5e-2)  # runs before --lr-2s and --eval-every
+        old["args"].setdefault("lr_2s", LR)  # runs before --lr-2s and --eval-every
         old["args"].setdefault("eval_every", 1)
         old["args"].setdefault("grid", 5)  # runs before --problem sp
         old["args"].setdefault("bands", None)
