@@ -18,8 +18,9 @@ pyo.NonNegativeReals)``: every cost in ``[0, ∞)``; a fixed coefficient holds f
    ``G(c)``, its value at any feasible point ``x⁰``. So every optimum has ``|x_j − r_j| ≤
    max_c G(c) / min_c |w_j(c)|`` where ``w_j`` keeps away from 0. ``x⁰`` is solved for once (by
    the solver registry, minimising ``max_c G``, with variables whose cost the domain leaves
-   unbounded held at ``r_i``); ``G`` is widened by 0.1%, and by what moving every variable by
-   1e-6 of its magnitude costs, for the solver's tolerances.
+   unbounded held at ``r_i``), made exactly feasible (`ldopt.model.exact_point`: a solver's point
+   meets the rows only to its tolerance), and ``G`` and the bound are computed in rational
+   arithmetic, rounded outward; where no exactly feasible point is found, nothing is bounded.
 
 Adding these bounds to every block keeps an optimum of the model for every cost in the interval,
 so every Lagrangian bound of the bounded model is a bound on it there (and a block's point,
@@ -30,12 +31,15 @@ feasible for the bounded model, is feasible for the model). Where a bound depend
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sp
 
 from ldopt.model.compiled import CompiledModel
+from ldopt.model.exact_point import exact_point
 from ldopt.model.implied_bounds import InferredBound, interval
 from ldopt.model.propagation import propagate
 from ldopt.solvers.base import HAS_SOLUTION, SolverOptions
@@ -43,8 +47,6 @@ from ldopt.solvers.registry import open_session
 
 _EPS = float(np.finfo(float).eps)
 _TOL = 1e-9
-_WIDEN = 1e-3  # G's relative widening: a solver's point may miss a row by its feasibility tolerance
-_FEASIBILITY = 1e-6  # a solver's feasibility tolerance, relative to a variable's magnitude (HiGHS's is 1e-7)
 _SECONDS = 60.0  # the feasible point's solve: an incumbent found within this serves as well as an optimum
 
 Side = tuple[int, str]
@@ -259,38 +261,77 @@ def _objective_bounds(
             "no feasible point was found with every variable whose cost the domain leaves unbounded at its best "
             f"(declare an upper end for the costs, e.g. within=pyo.RangeSet({max(cm.cost_range[0], 0):g}, 1000, 0))"
         )
-    dist = np.where(zero | held, 0.0, np.abs(x0 - ref))
-    s = np.where(up, 1.0, -1.0) * dist  # G(c) = Σ_i s_i w_i(c) = g0 + g·c
-    g0 = float(s @ (cm.sign * cm.q0))
-    g = (cm.sign * cm.Q).T @ s
-    lo, hi = cm.cost_range
-    with np.errstate(invalid="ignore", over="ignore"):
-        top = g0 + float(np.where(g > 0, g * hi, np.where(g < 0, g * lo, 0.0)).sum())
-    if not np.isfinite(top):
+    x0[held] = ref[held]
+    point = exact_point(cm, x0, held)
+    if point.x is None:
+        return fail(f"the solver's feasible point could not be made exactly feasible ({point.why_not})")
+    top = _gap(cm, point.x, ref, np.flatnonzero(~zero & ~held))
+    if top is None:
         return fail("a feasible point's objective is unbounded over the declared costs")
-    # widened for the solver's tolerances: relatively, and by what moving every priced variable
-    # by its feasibility tolerance (relative to its magnitude) would cost
-    moved = weight[~held] * _FEASIBILITY * np.maximum(1.0, np.maximum(np.abs(x0), np.abs(np.nan_to_num(ref)))[~held])
-    top = top * (1 + _WIDEN) + float(moved.sum())
     dependent = bool(priced[~zero].any())  # every priced coefficient's sign came from the declared domain
     out, why = [], {}
     for j, side in sides:
         upper = side == "upper"
-        least = -w_hi[j] if upper else w_lo[j]  # the smallest |w_j| over the costs
+        least = _least(cm, j, upper)
         if not least > 0:
             why[(j, side)] = (
                 f"its cost can be 0 {_scope(cm, bool(priced[j]))}, so a feasible point's objective allows any"
             )
             continue
-        value = ref[j] + top / least if upper else ref[j] - top / least
-        if cm.var_type[j] != "C":
-            value = float(np.ceil(value - _TOL) if upper else np.floor(value + _TOL))
+        exact = Fraction(ref[j]) + top / least if upper else Fraction(ref[j]) - top / least
+        value = (math.floor(exact) if upper else math.ceil(exact)) if cm.var_type[j] != "C" else _outward(exact, upper)
         source = (
-            f"every optimum, {_scope(cm, dependent)}: a feasible point's objective leaves at most {top:.6g} "
-            f"to spend on it, at a cost of at least {least:g} per unit"
+            f"every optimum, {_scope(cm, dependent)}: a feasible point's objective (checked exactly) leaves at "
+            f"most {float(top):.6g} to spend on it, at a cost of at least {float(least):g} per unit"
         )
         out.append(InferredBound(j, cm.var_names[j], side, float(value), source, cm.cost_range if dependent else None))
     return out, why
+
+
+def _gap(cm: CompiledModel, x: list[Fraction], ref: np.ndarray, counted: np.ndarray) -> Fraction | None:
+    """``max_c G(c)`` exactly: ``G(c) = Σ_i w_i(c) (r_i − x_i)`` over the ``counted`` variables,
+    ``None`` where the costs leave it unbounded."""
+    lo, hi = cm.cost_range
+    Q = (cm.sign * cm.Q).tocsr()
+    g0, g = Fraction(0), dict[int, Fraction]()
+    for i in counted:
+        t = Fraction(ref[i]) - x[i]  # G's term is w_i (r_i − x_i) ≥ 0
+        if not t:
+            continue
+        g0 += t * Fraction(float(cm.sign * cm.q0[i]))
+        for k, a in zip(Q.indices[Q.indptr[i] : Q.indptr[i + 1]], Q.data[Q.indptr[i] : Q.indptr[i + 1]], strict=True):
+            g[int(k)] = g.get(int(k), Fraction(0)) + t * Fraction(float(a))
+    top = g0
+    for coef in g.values():
+        end = hi if coef > 0 else lo
+        if coef and not np.isfinite(end):
+            return None
+        top += coef * Fraction(end) if coef else 0
+    return top
+
+
+def _least(cm: CompiledModel, j: int, upper: bool) -> Fraction:
+    """The smallest ``|w_j|`` over the declared costs, exactly: ``−max w_j`` for an upper side,
+    ``min w_j`` for a lower one (``0`` where that end is not finite)."""
+    lo, hi = cm.cost_range
+    Q = (cm.sign * cm.Q).tocsr()
+    out = Fraction(float(cm.sign * cm.q0[j]))
+    for a in Q.data[Q.indptr[j] : Q.indptr[j + 1]]:
+        end = hi if (a > 0) == upper else lo  # the end that brings w_j closest to 0
+        if not np.isfinite(end):
+            return Fraction(0)
+        out += Fraction(float(a)) * Fraction(end)
+    return -out if upper else out
+
+
+def _outward(value: Fraction, upper: bool) -> float:
+    """``value`` as the nearest float on its outer side (a looser bound is still one)."""
+    f = float(value)
+    if upper and Fraction(f) < value:
+        return math.nextafter(f, math.inf)
+    if not upper and Fraction(f) > value:
+        return math.nextafter(f, -math.inf)
+    return f
 
 
 def _feasible_point(
