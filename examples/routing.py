@@ -297,7 +297,10 @@ class Routing:
     def solve(self, costs: np.ndarray) -> np.ndarray:
         """Exact tours, routes or shortest paths (0/1 edges or arcs) for their costs (minimised)."""
         if self.kind == "sp":
-            return self.p.solve(costs).x
+            paths = self.p.solve(costs)
+            if not (paths.status == "optimal").all():
+                raise SystemExit(f"expected optimal shortest paths, got {sorted(set(paths.status) - {'optimal'})}")
+            return paths.x
         if self.kind == "tsp":
             return tsp_tours.tours(costs, self.nodes)
         return cvrp_routes.routes(costs, self.nodes, self.demand)

@@ -219,9 +219,8 @@ def test_the_routing_example_runs_and_resumes(tmp_path):
     import json  # noqa: PLC0415
     import subprocess  # noqa: PLC0415
     import sys  # noqa: PLC0415
-    from pathlib import Path  # noqa: PLC0415
 
-    script = Path(__file__).resolve().parents[1] / "examples" / "routing.py"
+    _, script = _routing_example()
     args = [sys.executable, str(script), "--nodes", "6", "--train", "40", "--test", "20", "--epochs", "1"]
     args += ["--iterations", "10", "--out", str(tmp_path), "--methods", "2s", "ld:fy@2:L1:static"]
     subprocess.run([*args, "--seeds", "1"], check=True, capture_output=True, timeout=300)
