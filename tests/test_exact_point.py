@@ -48,7 +48,8 @@ def _meets_exactly(cm, x: list[Fraction]) -> bool:
         for r in cm.rows
         for act in [sum(Fraction(float(a)) * x[int(j)] for j, a in zip(r.index, r.coef, strict=True))]
     )
-    return rows and all(cm.var_lb[j] <= t <= cm.var_ub[j] for j, t in enumerate(x))
+    whole = all(t.denominator == 1 for t, kind in zip(x, cm.var_type, strict=True) if kind != "C")
+    return rows and whole and all(cm.var_lb[j] <= t <= cm.var_ub[j] for j, t in enumerate(x))
 
 
 @settings(max_examples=40, deadline=None, derandomize=True)
@@ -72,7 +73,7 @@ def test_a_point_the_continuous_variables_cannot_mend_is_refused():
     """``x + 2 y = 3.3`` with ``y`` integer: at ``x = 1.3`` the row holds in floats (``1.3 + 2 ==
     3.3``) but not exactly, and moving ``x`` by one rounding mends it; held fixed, ``x`` is not
     moved and the point is refused naming the row, as is one that ``x`` could only mend by
-    leaving its bounds."""
+    leaving its bounds; an integer past a fractional bound comes back on the integer inside it."""
     m = pyo.ConcreteModel()
     m.c = pyo.Param([0, 1], mutable=True, initialize=1.0)
     m.x = pyo.Var(bounds=(0, 1.5))
@@ -88,3 +89,8 @@ def test_a_point_the_continuous_variables_cannot_mend_is_refused():
     assert held.x is None and "'row'" in held.why_not
     far = exact_point(cm, np.array([0.5, 0.0]), none)  # x would have to be 3.3
     assert far.x is None and "inside their bounds puts row 'row' on its side" in far.why_not
+    m.y.setub(2.5)  # an integer's fractional bound: a point past it comes back on the integer inside
+    m.row.set_value(m.x + 2 * m.y == 5.3)
+    cm = ldopt.Problem.from_pyomo(m, m.c).compiled
+    inside = exact_point(cm, np.array([1.3, 2.6]), none)
+    assert inside.x is not None and _meets_exactly(cm, inside.x) and inside.x[1] == 2

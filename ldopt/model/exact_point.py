@@ -53,8 +53,8 @@ def exact_point(cm: CompiledModel, x: np.ndarray, fixed: np.ndarray) -> ExactPoi
     lb, ub = cm.var_lb, cm.var_ub
     v = np.asarray(x, dtype=float).copy()
     whole = cm.var_type != "C"
-    v[whole] = np.round(v[whole])
     v = np.clip(v, lb, ub)
+    v[whole] = np.clip(np.round(v[whole]), np.ceil(lb[whole]), np.floor(ub[whole]))  # integral within its bounds
     scale = np.maximum(1.0, np.abs(v))
     v = np.where(np.abs(v - lb) <= _SNAP * scale, lb, v)
     v = np.where(np.abs(v - ub) <= _SNAP * scale, ub, v)
