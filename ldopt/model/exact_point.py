@@ -19,7 +19,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ldopt.model.compiled import CompiledModel
+from ldopt.model.compiled import CompiledModel, Row
 
 _EPS = float(np.finfo(float).eps)
 _SNAP = 1e-9  # a variable this close to a bound (relative to its magnitude) is put on it
@@ -85,7 +85,7 @@ def exact_point(cm: CompiledModel, x: np.ndarray, fixed: np.ndarray) -> ExactPoi
     return ExactPoint(None, f"putting row '{first}' on its side moves others past theirs, {_ROUNDS} times over")
 
 
-def _activity(r, point: list[Fraction]) -> Fraction:
+def _activity(r: Row, point: list[Fraction]) -> Fraction:
     return sum((Fraction(float(a)) * point[int(j)] for j, a in zip(r.index, r.coef, strict=True)), Fraction(0))
 
 
