@@ -93,16 +93,17 @@ def _missed(cm: CompiledModel, point: list[Fraction]) -> list[int]:
     """The rows ``point`` misses in exact arithmetic (a row that the float activity clears by more
     than its rounding error is not recomputed)."""
     approx = np.array([float(t) for t in point])
+    A = cm.linear_matrix()
+    act = A @ approx
+    err = 4 * (np.diff(A.indptr) + 4) * _EPS * (abs(A) @ np.abs(approx))  # the sum's and the floats' rounding
+    lo, hi = np.array([r.lo for r in cm.rows]), np.array([r.hi for r in cm.rows])
+    near = np.flatnonzero(~((act - err >= lo) & (act + err <= hi)))
     out = []
-    for k, r in enumerate(cm.rows):
-        terms = r.coef * approx[r.index]
-        act = float(terms.sum())
-        err = 4 * (len(r.index) + 4) * _EPS * float(np.abs(terms).sum())  # the sum's and the floats' rounding
-        if act - err >= r.lo and act + err <= r.hi:
-            continue
+    for k in near:
+        r = cm.rows[k]
         exact = _activity(r, point)
         if (np.isfinite(r.lo) and exact < Fraction(r.lo)) or (np.isfinite(r.hi) and exact > Fraction(r.hi)):
-            out.append(k)
+            out.append(int(k))
     return out
 
 

@@ -265,14 +265,15 @@ def _objective_bounds(
     point = exact_point(cm, x0, held)
     if point.x is None:
         return fail(f"the solver's feasible point could not be made exactly feasible ({point.why_not})")
-    top = _gap(cm, point.x, ref, np.flatnonzero(~zero & ~held))
+    Q = (cm.sign * cm.Q).tocsr()  # the costs' part of w, a row per variable
+    top = _gap(cm, Q, point.x, ref, np.flatnonzero(~zero & ~held))
     if top is None:
         return fail("a feasible point's objective is unbounded over the declared costs")
     dependent = bool(priced[~zero].any())  # every priced coefficient's sign came from the declared domain
     out, why = [], {}
     for j, side in sides:
         upper = side == "upper"
-        least = _least(cm, j, upper)
+        least = _least(cm, Q, j, upper)
         if not least > 0:
             why[(j, side)] = (
                 f"its cost can be 0 {_scope(cm, bool(priced[j]))}, so a feasible point's objective allows any"
@@ -288,11 +289,12 @@ def _objective_bounds(
     return out, why
 
 
-def _gap(cm: CompiledModel, x: list[Fraction], ref: np.ndarray, counted: np.ndarray) -> Fraction | None:
+def _gap(
+    cm: CompiledModel, Q: sp.csr_matrix, x: list[Fraction], ref: np.ndarray, counted: np.ndarray
+) -> Fraction | None:
     """``max_c G(c)`` exactly: ``G(c) = Σ_i w_i(c) (r_i − x_i)`` over the ``counted`` variables,
-    ``None`` where the costs leave it unbounded."""
+    ``None`` where the costs leave it unbounded (``Q``: ``sign · Q`` as CSR)."""
     lo, hi = cm.cost_range
-    Q = (cm.sign * cm.Q).tocsr()
     g0, g = Fraction(0), dict[int, Fraction]()
     for i in counted:
         t = Fraction(ref[i]) - x[i]  # G's term is w_i (r_i − x_i) ≥ 0
@@ -310,11 +312,10 @@ def _gap(cm: CompiledModel, x: list[Fraction], ref: np.ndarray, counted: np.ndar
     return top
 
 
-def _least(cm: CompiledModel, j: int, upper: bool) -> Fraction:
+def _least(cm: CompiledModel, Q: sp.csr_matrix, j: int, upper: bool) -> Fraction:
     """The smallest ``|w_j|`` over the declared costs, exactly: ``−max w_j`` for an upper side,
-    ``min w_j`` for a lower one (``0`` where that end is not finite)."""
+    ``min w_j`` for a lower one (``0`` where that end is not finite; ``Q``: ``sign · Q`` as CSR)."""
     lo, hi = cm.cost_range
-    Q = (cm.sign * cm.Q).tocsr()
     out = Fraction(float(cm.sign * cm.q0[j]))
     for a in Q.data[Q.indptr[j] : Q.indptr[j + 1]]:
         end = hi if (a > 0) == upper else lo  # the end that brings w_j closest to 0
