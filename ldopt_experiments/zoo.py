@@ -6,7 +6,7 @@ variables that only the rows bound — and turns its cost coefficients into a mu
 Instances scale the model's own costs by PyEPO's polynomial map of features (mean about 1, times
 multiplicative noise), so every instance is the author's problem with costs that the features
 predict. Sources (Pyomo's examples, BSD 3-clause licence, © National Technology and Engineering
-Solutions of Sandia, LLC, but the last):
+Solutions of Sandia, LLC, but the last two):
 
 * ``transportation`` — ``examples/doc/samples/case_studies/transportation`` (its data);
 * ``network_flow`` — ``examples/doc/samples/case_studies/network_flow/networkFlow1`` (its data);
@@ -37,7 +37,12 @@ Solutions of Sandia, LLC, but the last):
 * ``netdes`` — mpi-sppy's ``examples/netdes/netdes.py`` (BSD 3-clause licence, © 2020 B. Knueven,
   D. Mildebrath, C. Muir, J.-P. Watson and D. L. Woodruff), its first scenario of
   ``data/network-10-10-L-01.dat`` (a NETGEN instance) as one deterministic model; the arcs'
-  variable costs are the costs, the fixed costs stay the author's.
+  variable costs are the costs, the fixed costs stay the author's;
+* ``sslp`` — mpi-sppy's ``examples/sslp/model/ReferenceModel.py`` (the same licence; Ntaimo and
+  Sen's stochastic server location), its ``data/sslp_5_25_50`` scenario 1 (11 of the 25 clients
+  present) as one deterministic model: servers opened at fixed costs, clients allocated within
+  their capacity, the overflow at each server penalised per unit (1000, the author's default, and
+  bounded by no row above); the allocations' revenues are the costs.
 
 The bounds a model leaves to its optimum come from the costs' declared sign
 (`ldopt.model.optimal_bounds`); nothing is added by hand.
@@ -429,6 +434,47 @@ def netdes() -> pyo.ConcreteModel:
     return m
 
 
+_SSLP = (  # mpi-sppy's sslp_5_25_50/scenariodata/Scenario1.dat: revenue (= demand) per client and server
+    "0,22,18,14,22;15,11,20,8,14;4,22,10,0,25;14,23,23,5,22;8,23,14,5,11;18,5,2,23,6;6,8,22,3,15;"
+    "14,21,6,16,14;21,6,1,8,3;16,14,13,12,22;8,20,15,15,12;11,4,9,15,11;2,19,13,2,9;15,20,17,0,16;"
+    "6,1,21,23,1;11,21,2,15,17;17,17,3,13,3;15,5,14,19,7;10,8,0,8,14;22,24,23,14,15;14,13,8,2,23;"
+    "21,12,10,12,17;2,10,13,10,9;20,21,9,20,21;23,18,2,9,23"
+)
+
+
+def sslp() -> pyo.ConcreteModel:
+    """Open servers at fixed costs and allocate every present client to one, each server's
+    allocated demand within its capacity once open, beyond it an overflow penalised per unit;
+    each allocation's revenue is its cost (min, binary beside a penalised continuous overflow that
+    no row bounds above)."""
+    revenue = np.array([row.split(",") for row in _SSLP.split(";")], dtype=float)
+    present = {1, 3, 11, 13, 15, 16, 17, 19, 20, 21, 22}
+    fixed, capacity, penalty = [40.0, 60.0, 47.0, 68.0, 60.0], 188.0, 1000.0
+    m = pyo.ConcreteModel()
+    m.Servers, m.Clients = pyo.RangeSet(5), pyo.RangeSet(25)
+    pairs = [(i, j) for i in m.Clients for j in m.Servers]
+    _cost_param(m, pairs, {(i, j): revenue[i - 1, j - 1] for i, j in pairs})
+    m.FacilityOpen = pyo.Var(m.Servers, within=pyo.Binary)
+    m.Allocation = pyo.Var(m.Clients, m.Servers, within=pyo.Binary)
+    m.Dummy = pyo.Var(m.Servers, within=pyo.NonNegativeReals)
+    m.DemandConstraint = pyo.Constraint(
+        m.Servers,
+        rule=lambda m, j: (
+            sum(revenue[i - 1, j - 1] * m.Allocation[i, j] for i in m.Clients) - m.Dummy[j]
+            <= capacity * m.FacilityOpen[j]
+        ),
+    )
+    m.ClientConstraint = pyo.Constraint(
+        m.Clients, rule=lambda m, i: sum(m.Allocation[i, j] for j in m.Servers) == (1 if i in present else 0)
+    )
+    m.MaxRevenue = pyo.Objective(
+        expr=sum(fixed[j - 1] * m.FacilityOpen[j] for j in m.Servers)
+        + penalty * sum(m.Dummy[j] for j in m.Servers)
+        - sum(m.c[i, j] * m.Allocation[i, j] for i, j in pairs)
+    )
+    return m
+
+
 @dataclass(frozen=True)
 class ZooModel:
     """A model of the zoo: its builder and what it is."""
@@ -482,5 +528,6 @@ ZOO: dict[str, ZooModel] = {
         ZooModel("jobshop", jobshop, "Pyomo's GDP job shop with start times, big-M (MIP)"),
         ZooModel("sched", sched, "Pyomo's people-task-slot schedule (binary, assignment rows)"),
         ZooModel("netdes", netdes, "mpi-sppy's fixed-charge network design, one scenario (MIP)"),
+        ZooModel("sslp", sslp, "mpi-sppy's server location, overflow penalised per unit, one scenario (MIP)"),
     )
 }
