@@ -12,6 +12,8 @@ exact bound, ``ldopt.check`` and ``LDLoss``; undeclared, the model is refused wi
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pyomo.environ as pyo
 import pytest
@@ -40,11 +42,14 @@ def _cutting_stock(seed: int, scale: float = 1.0, domain=pyo.NonNegativeReals) -
     return ldopt.Problem.from_pyomo(m, m.c), d
 
 
-def _lot_sizing(seed: int, scale: float = 1.0, domain=pyo.NonNegativeReals, must_clear: bool = False) -> ldopt.Problem:
+def _lot_sizing(
+    seed: int, scale: float = 1.0, domain=pyo.NonNegativeReals, must_clear: bool = False, priced_stock: bool = False
+) -> ldopt.Problem:
     """The Pyomo book's lot sizing with backlog (``blocks-ch/lotsizing.py``) on random data: a
     setup ``y_t`` priced by the cost ``c_t``, production ``x_t ≤ P y_t``, a free inventory ``i_t =
     i_{t-1} + x_t − d_t`` split into ``i⁺ − i⁻`` (both ``≥ 0``, no upper bound) held at fixed rates
-    (``must_clear``: no backlog at the end, and production beyond the demand net of the stock)."""
+    (``must_clear``: no backlog at the end, and production beyond the demand net of the stock;
+    ``priced_stock``: the holding and backlog rates are the costs, the setup's fixed)."""
     rng = np.random.default_rng(seed)
     T = int(rng.integers(2, 6))
     d = rng.uniform(0, 8, T) * scale
@@ -52,7 +57,8 @@ def _lot_sizing(seed: int, scale: float = 1.0, domain=pyo.NonNegativeReals, must
     h_pos, h_neg = rng.uniform(0.2, 1.0), rng.uniform(0.5, 2.0)
     m = pyo.ConcreteModel()
     m.T = pyo.RangeSet(1, T)
-    m.c = pyo.Param(m.T, mutable=True, initialize=4.6, **({} if domain is None else {"within": domain}))
+    keys = ["hold", "short"] if priced_stock else list(m.T)
+    m.c = pyo.Param(keys, mutable=True, initialize=4.6, **({} if domain is None else {"within": domain}))
     m.y = pyo.Var(m.T, domain=pyo.Binary)
     m.x = pyo.Var(m.T, domain=pyo.NonNegativeReals)
     m.i = pyo.Var(m.T)
@@ -63,7 +69,12 @@ def _lot_sizing(seed: int, scale: float = 1.0, domain=pyo.NonNegativeReals, must
     )
     m.pos_neg = pyo.Constraint(m.T, rule=lambda m, t: m.i[t] == m.i_pos[t] - m.i_neg[t])
     m.prod = pyo.Constraint(m.T, rule=lambda m, t: m.x[t] <= cap * m.y[t])
-    m.obj = pyo.Objective(expr=sum(m.c[t] * m.y[t] + h_pos * m.i_pos[t] + h_neg * m.i_neg[t] for t in m.T))
+    if priced_stock:
+        m.obj = pyo.Objective(
+            expr=sum(4.6 * m.y[t] + m.c["hold"] * m.i_pos[t] + m.c["short"] * m.i_neg[t] for t in m.T)
+        )
+    else:
+        m.obj = pyo.Objective(expr=sum(m.c[t] * m.y[t] + h_pos * m.i_pos[t] + h_neg * m.i_neg[t] for t in m.T))
     if must_clear:  # no backlog left at the end (``must_clear``): demand beyond the stock needs a setup
         m.i_neg[T].fix(0.0)
         m.more = pyo.Constraint(expr=sum(m.x[t] for t in m.T) >= float(d.sum()) - i0 + 1.0)
@@ -137,6 +148,42 @@ def test_a_point_that_must_pay_for_priced_variables_needs_an_upper_end():
     assert dec.cost_range == (0.0, 50.0)
     C = np.random.default_rng(3).uniform(0, 50, (5, p.num_costs))
     _keeps_the_optimum_and_bounds_it(p, dec, np.vstack([C, np.full(p.num_costs, 50.0), np.zeros(p.num_costs)]))
+
+
+@pytest.mark.parametrize(("seed", "scale"), [(0, 1.0), (2, 1e3), (5, 1e-3), (12, 1e3)])  # 5, 12: a point without stock
+def test_priced_stock_needs_costs_away_from_zero_and_is_bounded_from_there(seed, scale):
+    """The holding and backlog rates are the costs, so a rate may be 0 and no feasible point's
+    objective bounds the stock: refused in ``[0, ∞)`` with the fix, a positive lower end (and an
+    upper end where every feasible point holds stock or backlog, checked by HiGHS).
+    Declared as the refusal says, the stock is bounded by what the point pays over the smallest
+    rate, and keeps the optimum at rates from the domain's lower end to its upper end."""
+    p = _lot_sizing(seed, scale, priced_stock=True)
+    cm = p.compiled
+    stock_ub = np.where([n.startswith(("i_pos", "i_neg")) for n in cm.var_names], 0.0, cm.var_ub)
+    holds = ldopt.Problem(replace(cm, var_ub=stock_ub)).solve(np.ones(2), solver="highs").status[0] != "optimal"
+    if holds:  # no point without stock (an initial stock above the first demand, or a demand above capacity)
+        fix, domain, hi = (
+            r"declare an upper end and a positive lower end .*RangeSet\(0\.01, 1000, 0\)",
+            (0.05, 1000),
+            1000.0,
+        )
+    else:
+        fix, domain, hi = (
+            r"its cost can be 0 .*declare a positive lower end .*RangeSet\(0\.01, None, 0\)",
+            (0.05, None),
+            np.inf,
+        )
+    with pytest.raises(ldopt.DecompositionError, match=r"is unbounded above .*" + fix):
+        ldopt.decompose(p)
+    p = _lot_sizing(seed, scale, domain=pyo.RangeSet(*domain, 0), priced_stock=True)
+    dec = ldopt.decompose(p)
+    assert dec.cost_range == (0.05, hi)
+    stock = [ib for bounds in dec.inferred.values() for ib in bounds if ib.name.startswith(("i_pos", "i_neg"))]
+    assert stock and all(ib.costs == (0.05, hi) and "at a cost of at least 0.05" in ib.source for ib in stock)
+    rng = np.random.default_rng(seed)
+    top = min(hi, 1e4)
+    C = np.vstack([rng.uniform(0.05, 10, (4, 2)), [0.05, 0.05], [0.05, top], [top, 0.05]])
+    _keeps_the_optimum_and_bounds_it(p, dec, C)
 
 
 def test_costs_outside_the_domain_are_refused_where_the_bounds_would_be_used():

@@ -255,17 +255,20 @@ def _objective_bounds(
         )
     weight = np.where(zero, 0.0, np.maximum(np.abs(w_lo), np.abs(w_hi)))
     held = ~np.isfinite(weight)  # the domain leaves its cost unbounded: the point keeps it at its best
+    Q = (cm.sign * cm.Q).tocsr()  # the costs' part of w, a row per variable
+    free = any(priced[j] and not _least(cm, Q, j, side == "upper") > 0 for j, side in sides)  # a cost may be 0
     x0 = _feasible_point(cm, lb, ub, ref, np.where(held, 0.0, np.where(up, weight, -weight)), held)
     if x0 is None:
+        away = free and cm.cost_range[0] <= 0  # the bound needs a positive lower end as well
         return fail(
             "no feasible point was found with every variable whose cost the domain leaves unbounded at its best "
-            f"(declare an upper end for the costs, e.g. within=pyo.RangeSet({max(cm.cost_range[0], 0):g}, 1000, 0))"
+            f"(declare an upper end{' and a positive lower end' if away else ''} for the costs, e.g. "
+            f"within=pyo.RangeSet({0.01 if away else max(cm.cost_range[0], 0):g}, 1000, 0))"
         )
     x0[held] = ref[held]
     point = exact_point(cm, x0, held)
     if point.x is None:
         return fail(f"the solver's feasible point could not be made exactly feasible ({point.why_not})")
-    Q = (cm.sign * cm.Q).tocsr()  # the costs' part of w, a row per variable
     top = _gap(cm, Q, point.x, ref, np.flatnonzero(~zero & ~held))
     if top is None:
         return fail("a feasible point's objective is unbounded over the declared costs")
@@ -277,6 +280,7 @@ def _objective_bounds(
         if not least > 0:
             why[(j, side)] = (
                 f"its cost can be 0 {_scope(cm, bool(priced[j]))}, so a feasible point's objective allows any"
+                + (_away_from_zero(cm) if priced[j] and cm.cost_range[0] >= 0 else "")
             )
             continue
         exact = Fraction(ref[j]) + top / least if upper else Fraction(ref[j]) - top / least
@@ -287,6 +291,16 @@ def _objective_bounds(
         )
         out.append(InferredBound(j, cm.var_names[j], side, float(value), source, cm.cost_range if dependent else None))
     return out, why
+
+
+def _away_from_zero(cm: CompiledModel) -> str:
+    """The fix where a non-negative cost that prices the variable may be 0: a positive lower end."""
+    hi = cm.cost_range[1]
+    return (
+        f" (declare a positive lower end for the costs, their smallest plausible value, e.g. model.{cm.cost_name} = "
+        f"Param(..., within=pyo.RangeSet(0.01, {f'{hi:g}' if np.isfinite(hi) else None}, 0)): the bound then "
+        "grows as 1/0.01)"
+    )
 
 
 def _gap(
