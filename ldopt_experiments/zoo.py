@@ -38,11 +38,13 @@ Solutions of Sandia, LLC, but the last two):
   D. Mildebrath, C. Muir, J.-P. Watson and D. L. Woodruff), its first scenario of
   ``data/network-10-10-L-01.dat`` (a NETGEN instance) as one deterministic model; the arcs'
   variable costs are the costs, the fixed costs stay the author's;
-* ``sslp`` — mpi-sppy's ``examples/sslp/model/ReferenceModel.py`` (the same licence; Ntaimo and
-  Sen's stochastic server location), its ``data/sslp_5_25_50`` scenario 1 (11 of the 25 clients
-  present) as one deterministic model: servers opened at fixed costs, clients allocated within
-  their capacity, the overflow at each server penalised per unit (1000, the author's default, and
-  bounded by no row above); the allocations' revenues are the costs.
+* ``sslp`` — mpi-sppy's ``examples/sslp/model/ReferenceModel.py`` (BSD 3-clause licence, © 2024
+  Lawrence Livermore National Security, LLC, Alliance for Sustainable Energy, LLC, the Regents of
+  the University of California, et al.; Ntaimo and Sen's stochastic server location), its
+  ``data/sslp_5_25_50`` scenario 1 (11 of the 25 clients present) as one deterministic model:
+  servers opened at fixed costs, clients allocated within their capacity, the overflow at each
+  server penalised per unit (1000, the author's default, and bounded by no row above); the
+  allocations' revenues are the costs.
 
 The bounds a model leaves to its optimum come from the costs' declared sign
 (`ldopt.model.optimal_bounds`); nothing is added by hand.
