@@ -86,6 +86,7 @@ PUBLISHED = {  # CaVE (Tang & Khalil, CPAIOR 2024): test normalized regret %, me
 }  # fmt: skip
 SURROGATES = {"spo+": "SPO+", "imle": "IMLE", "fy": "FY"}
 LR = 5e-2  # CaVE's learning rate: every method's unless it says otherwise
+ITERATIONS = 100  # the dual steps per training instance of the multipliers, unless --iterations says otherwise
 
 
 def settings(method: str) -> tuple[str, int | None, float]:
@@ -390,9 +391,10 @@ def summary(a: argparse.Namespace, rows: list[dict]) -> list[str]:
     seeds = sorted({r["seed"] for r in rows})
     model = "" if a.model == "linear" else f", a {model_label(a.model)}"
     stop = f", early stopped on validation (patience {a.patience})" if a.patience else ""
+    steps = f", {a.iterations} dual steps per instance" if a.iterations != ITERATIONS else ""
     lines = [
         f"{title(a)} deg {a.deg}: {a.train} train / {a.test} test, {len(seeds)} seeds ({seeds[0]}..{seeds[-1]})"
-        f"{model}{stop}",
+        f"{model}{stop}{steps}",
         "| method | test regret % (mean ± sd over seeds) | training s (mean) |",
         "|---|---|---|",
     ]
@@ -457,7 +459,7 @@ def main() -> None:
     ap.add_argument("--epochs", type=integer_at_least(1), default=10)
     ap.add_argument("--epochs-2s", type=integer_at_least(1), default=20, help="the two-stage model's epochs")
     ap.add_argument("--lr-2s", type=positive_number, default=LR, help="the two-stage model's learning rate")
-    ap.add_argument("--iterations", type=integer_at_least(1), default=100, help="dual steps per instance")
+    ap.add_argument("--iterations", type=integer_at_least(1), default=ITERATIONS, help="dual steps per instance")
     ap.add_argument("--methods", nargs="+", type=method_name, default=["2s", "ld:spo+:L1:static", "ld:fy@2:L1:static"])
     ap.add_argument("--model", type=model_spec, default="linear", help="linear, mlp:<width> or index:<width>")
     ap.add_argument(
