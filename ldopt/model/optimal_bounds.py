@@ -47,6 +47,7 @@ from ldopt.solvers.registry import open_session
 
 _EPS = float(np.finfo(float).eps)
 _TOL = 1e-9
+_LOW = 0.01  # the positive lower end a refusal suggests for costs that may be 0
 _SECONDS = 60.0  # the feasible point's solve: an incumbent found within this serves as well as an optimum
 
 Side = tuple[int, str]
@@ -256,14 +257,15 @@ def _objective_bounds(
     weight = np.where(zero, 0.0, np.maximum(np.abs(w_lo), np.abs(w_hi)))
     held = ~np.isfinite(weight)  # the domain leaves its cost unbounded: the point keeps it at its best
     Q = (cm.sign * cm.Q).tocsr()  # the costs' part of w, a row per variable
-    free = any(priced[j] and not _least(cm, Q, j, side == "upper") > 0 for j, side in sides)  # a cost may be 0
+    least = {(j, side): _least(cm, Q, j, side == "upper") for j, side in sides}  # the smallest |w_j|, exactly
+    free = any(priced[j] and not least[(j, side)] > 0 for j, side in sides)  # a cost that may be 0
     x0 = _feasible_point(cm, lb, ub, ref, np.where(held, 0.0, np.where(up, weight, -weight)), held)
     if x0 is None:
         away = free and cm.cost_range[0] <= 0  # the bound needs a positive lower end as well
         return fail(
             "no feasible point was found with every variable whose cost the domain leaves unbounded at its best "
             f"(declare an upper end{' and a positive lower end' if away else ''} for the costs, e.g. "
-            f"within=pyo.RangeSet({0.01 if away else max(cm.cost_range[0], 0):g}, 1000, 0))"
+            f"within=pyo.RangeSet({_LOW if away else max(cm.cost_range[0], 0):g}, 1000, 0))"
         )
     x0[held] = ref[held]
     point = exact_point(cm, x0, held)
@@ -275,19 +277,18 @@ def _objective_bounds(
     dependent = bool(priced[~zero].any())  # every priced coefficient's sign came from the declared domain
     out, why = [], {}
     for j, side in sides:
-        upper = side == "upper"
-        least = _least(cm, Q, j, upper)
-        if not least > 0:
+        upper, smallest = side == "upper", least[(j, side)]
+        if not smallest > 0:
             why[(j, side)] = (
                 f"its cost can be 0 {_scope(cm, bool(priced[j]))}, so a feasible point's objective allows any"
                 + (_away_from_zero(cm) if priced[j] and cm.cost_range[0] >= 0 else "")
             )
             continue
-        exact = Fraction(ref[j]) + top / least if upper else Fraction(ref[j]) - top / least
+        exact = Fraction(ref[j]) + top / smallest if upper else Fraction(ref[j]) - top / smallest
         value = (math.floor(exact) if upper else math.ceil(exact)) if cm.var_type[j] != "C" else _outward(exact, upper)
         source = (
             f"every optimum, {_scope(cm, dependent)}: a feasible point's objective (checked exactly) leaves at "
-            f"most {float(top):.6g} to spend on it, at a cost of at least {float(least):g} per unit"
+            f"most {float(top):.6g} to spend on it, at a cost of at least {float(smallest):g} per unit"
         )
         out.append(InferredBound(j, cm.var_names[j], side, float(value), source, cm.cost_range if dependent else None))
     return out, why
@@ -298,8 +299,8 @@ def _away_from_zero(cm: CompiledModel) -> str:
     hi = cm.cost_range[1]
     return (
         f" (declare a positive lower end for the costs, their smallest plausible value, e.g. model.{cm.cost_name} = "
-        f"Param(..., within=pyo.RangeSet(0.01, {f'{hi:g}' if np.isfinite(hi) else None}, 0)): the bound then "
-        "grows as 1/0.01)"
+        f"Param(..., within=pyo.RangeSet({_LOW:g}, {f'{hi:g}' if np.isfinite(hi) else None}, 0)): the bound then "
+        f"grows as 1/{_LOW:g})"
     )
 
 
