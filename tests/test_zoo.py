@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import ldopt
-from ldopt_experiments.zoo import ZOO
+from ldopt_experiments.zoo import _SSLP, ZOO
 
 
 @pytest.fixture(scope="module", params=sorted(ZOO))
@@ -68,8 +68,6 @@ def test_a_penalised_overflow_is_bounded_by_the_demand_its_row_can_hold():
     """mpi-sppy's server location (the zoo's ``sslp``): each server's overflow, penalised per unit
     and bounded by no row above, gets by dual fixing the demand of the clients present (the others'
     allocations are 0), computed here from the data; and no optimum overflows."""
-    from ldopt_experiments.zoo import _SSLP  # noqa: PLC0415
-
     inst = ZOO["sslp"].family().instances(4, deg=2, seed=2)
     p = inst.problem()
     dec = ldopt.decompose(p, inst.blocks)
