@@ -74,9 +74,11 @@ from ldopt.problems import cvrp, cvrp_exact, cvrp_oracle, cvrp_routes, shortest_
 from ldopt.runtime import cache
 from ldopt_experiments.arguments import integer_at_least, positive_number
 
-PUBLISHED = {  # CaVE (Tang & Khalil, CPAIOR 2024): test normalized regret %, mean training s (their machine)
+PUBLISHED: dict[tuple[str, int, int], dict[str, tuple[float, float | None]]] = {
+    # CaVE (Tang & Khalil, CPAIOR 2024): test normalized regret %, mean training s (their machine; None: not known)
     ("cvrp", 21, 4): {"2-stage": (10.10, 2), "SPO+": (5.94, 7020), "PFYL": (6.32, 3773), "CaVE+": (6.44, 154),
                       "CaVE-Hybrid": (7.92, 45)},
+    ("cvrp", 31, 4): {"CaVE+": (9.13, None)},  # one seed (42), 8 vehicles; SPO+ never finished
     ("tsp", 20, 4): {"2-stage": (12.12, 2), "SPO+": (5.95, 175), "PFYL": (6.56, 220), "CaVE+": (6.20, 107),
               "CaVE-Hybrid": (7.69, 27)},
     ("tsp", 50, 4): {"2-stage": (28.16, 2), "SPO+": (7.57, 1221), "PFYL": (8.03, 1329), "CaVE+": (7.69, 518),
@@ -289,10 +291,12 @@ class Routing:
             self.p = ldopt.Problem.from_pyomo(model, model.c, oracles=[tsp_tours.Tours])
             self.dec = ldopt.decompose(self.p, tsp.blocks(a.nodes), oracles=tsp_oracle.block_oracles(self.p, a.nodes))
         else:  # CaVE's demands: np.random.seed(seed); np.random.rand(20) * 10
-            self.demand = cvrp.demands(seed, a.nodes - 1)
-            model = cvrp.build_model(a.nodes, self.demand)
+            self.demand, self.vehicles = cvrp.demands(seed, a.nodes - 1), a.vehicles
+            model = cvrp.build_model(a.nodes, self.demand, vehicles=a.vehicles)
             self.p = ldopt.Problem.from_pyomo(model, model.c, oracles=[cvrp_exact.Routes])
-            oracles = cvrp_oracle.block_oracles(self.p, a.nodes, self.demand, relaxation=a.relaxation)
+            oracles = cvrp_oracle.block_oracles(
+                self.p, a.nodes, self.demand, vehicles=a.vehicles, relaxation=a.relaxation
+            )
             self.dec = ldopt.decompose(self.p, cvrp.blocks(a.nodes), oracles=oracles)
 
     def solve(self, costs: np.ndarray) -> np.ndarray:
@@ -304,7 +308,7 @@ class Routing:
             return paths.x
         if self.kind == "tsp":
             return tsp_tours.tours(costs, self.nodes)
-        return cvrp_routes.routes(costs, self.nodes, self.demand)
+        return cvrp_routes.routes(costs, self.nodes, self.demand, vehicles=self.vehicles)
 
 
 def test_optima(a: argparse.Namespace, r: Routing, seed: int, c_te: np.ndarray) -> tuple[np.ndarray, float]:
@@ -312,6 +316,8 @@ def test_optima(a: argparse.Namespace, r: Routing, seed: int, c_te: np.ndarray) 
     costs' digest checked) so that a rerun with more methods does not solve them again."""
     path = Path(a.out) / "optima" / f"seed{seed}.npz"
     key = dict(problem=a.problem, nodes=size(a), deg=a.deg, seed=seed, costs=cache.digest(c_te))
+    if a.problem == "cvrp":
+        key["vehicles"] = a.vehicles
     found = cache.load(path, expect=key)
     if found is not None:
         return found[0]["optima"], float(found[1]["seconds"])
@@ -406,7 +412,10 @@ def summary(a: argparse.Namespace, rows: list[dict]) -> list[str]:
         secs = np.mean([x["train_seconds"] for x in rows if x["method"] == method])
         lines.append(f"| {label(method, a)} (ldopt, 2 CPU cores) | {reg.mean():.2f} ± {reg.std():.2f} | {secs:.0f} |")
     published = PUBLISHED.get((a.problem, size(a), a.deg), {})
-    lines += [f"| {k} (CaVE, published) | {v[0]:.2f} | {v[1]:.0f} |" for k, v in published.items()]
+    lines += [
+        f"| {k} (CaVE, published) | {regret:.2f} | {'—' if secs is None else f'{secs:.0f}'} |"
+        for k, (regret, secs) in published.items()
+    ]
     return lines
 
 
@@ -425,6 +434,9 @@ def plot(a: argparse.Namespace, rows: list[dict], path: Path) -> None:
             continue
         ax.scatter([x["train_seconds"] for x in r], [x["regret"] for x in r], label=f"{label(method, a)} (ldopt)", s=18)
     for name, (regret, secs) in PUBLISHED.get((a.problem, size(a), a.deg), {}).items():
+        if secs is None:  # its training time is not known: a line at its regret
+            ax.axhline(regret, color="gray", ls="--", lw=1, label=f"{name} (CaVE, published)")
+            continue
         ax.scatter([secs], [regret], marker="x", color="gray")
         ax.annotate(name, (secs, regret), fontsize=7, color="gray", xytext=(3, 3), textcoords="offset points")
     ax.set(xscale="log", xlabel="training seconds", ylabel="test normalized regret %")
@@ -451,6 +463,12 @@ def main() -> None:
         help="the shortest path's blocks: bands of grid rows (1: the whole grid; default: a block per node)",
     )
     ap.add_argument("--nodes", type=integer_at_least(4), default=20, help="nodes (the CVRP's depot included)")
+    ap.add_argument(
+        "--vehicles",
+        type=integer_at_least(1),
+        default=cvrp.VEHICLES,
+        help=f"the CVRP's most vehicles, of capacity {cvrp.CAPACITY:g} (CaVE: 5 for CVRP20, 8 for CVRP30)",
+    )
     ap.add_argument("--deg", type=integer_at_least(1), default=4)
     ap.add_argument("--seeds", type=integer_at_least(1), default=10)
     ap.add_argument("--train", type=integer_at_least(1), default=1000)
@@ -497,7 +515,8 @@ def main() -> None:
         old["args"].setdefault("eval_every", 1)
         old["args"].setdefault("grid", 5)  # runs before --problem sp
         old["args"].setdefault("bands", None)
-        kept = ("seeds", "out", "methods") + (("relaxation",) if a.problem == "tsp" else ())  # the TSP has none
+        old["args"].setdefault("vehicles", cvrp.VEHICLES)  # runs before --vehicles: CVRP20's five
+        kept = ("seeds", "out", "methods") + (("relaxation", "vehicles") if a.problem != "cvrp" else ())  # CVRP's own
         theirs = {k: v for k, v in old["args"].items() if k not in kept}
         ours = {k: v for k, v in vars(a).items() if k not in kept}
         if theirs != ours:  # never overwrite another run's results

@@ -186,6 +186,29 @@ def test_priced_stock_needs_costs_away_from_zero_and_is_bounded_from_there(seed,
     _keeps_the_optimum_and_bounds_it(p, dec, C)
 
 
+@pytest.mark.parametrize(("seed", "scale"), [(5, 1e-3), (12, 1e3)])  # a point without stock
+def test_bounds_per_instance_would_not_tighten_the_lagrangian_dual(seed, scale):
+    """Rule 2's bounds hold for every rate in the domain; bounds for one instance's rates, even the
+    tightest its own optimum gives (``x_j ≤ opt(c) / c_j``: every term of the objective is ≥ 0), leave
+    the best Lagrangian bound ``LD*`` unchanged, as `docs/mathematics.md` proves for continuous
+    variables in blocks of continuous rows (the stock here): the master's certified bounds agree."""
+    p = _lot_sizing(seed, scale, domain=pyo.RangeSet(0.05, None, 0), priced_stock=True)
+    dec = ldopt.decompose(p)
+    cm = p.compiled
+    C = np.random.default_rng(seed).uniform(0.05, 5, (3, 2))
+    opt = p.solve(C, solver="highs").objective
+    ld = dec.dual(C, step="master", progress=False)
+    domains = {ib.var: ib.value for bounds in dec.inferred.values() for ib in bounds if ib.name.startswith("i_")}
+    assert domains
+    rate = np.array([0 if n.startswith("i_pos") else 1 if n.startswith("i_neg") else -1 for n in cm.var_names])
+    for c, best, bound in zip(C, opt, ld.bound, strict=True):
+        ub = np.where(rate >= 0, best / c[np.maximum(rate, 0)], cm.var_ub)
+        assert all(ub[j] < value for j, value in domains.items())  # tighter than the domain's bounds
+        tight = ldopt.decompose(ldopt.Problem(replace(cm, var_ub=ub))).dual(c, step="master", progress=False)
+        assert bound <= best + 1e-7 * abs(best)
+        np.testing.assert_allclose(tight.bound[0], bound, rtol=1e-5)
+
+
 def test_costs_outside_the_domain_are_refused_where_the_bounds_would_be_used():
     p, _ = _cutting_stock(0)
     dec = ldopt.decompose(p)
@@ -201,6 +224,23 @@ def test_costs_outside_the_domain_are_refused_where_the_bounds_would_be_used():
         ldopt.check(dec, C, progress=False)
     C[1, 2] = 0.0  # the domain's edge is in it
     assert "for costs in [0, inf) only" in str(ldopt.check(dec, C[:2], progress=False))
+
+
+@pytest.mark.parametrize("domain", [(0.05, None), (0.05, 1000)])
+def test_a_refusal_suggests_a_map_whose_values_lie_in_the_domain(domain):
+    """Rates declared away from 0 (and below an upper end): a rate below the lower end is refused
+    with a map of a model's output onto the domain, and every value of that map lies in it."""
+    p = _lot_sizing(5, 1e-3, domain=pyo.RangeSet(*domain, 0), priced_stock=True)  # a point without stock
+    dec = ldopt.decompose(p)
+    with pytest.raises(ldopt.InputError, match=r"got 0\.01 for c\[hold\]") as refused:
+        dec.dual(np.array([[0.01, 1.0]]), progress=False)
+    suggested = str(refused.value).split("e.g. ")[-1].removesuffix(" of a model's output z")
+    lo, hi = domain[0], np.inf if domain[1] is None else domain[1]
+    assert suggested == ("0.05 + softplus(z)" if np.isinf(hi) else "0.05 + 999.95·sigmoid(z)")
+    z = np.array([-700.0, -30.0, -1.0, 0.0, 1.0, 30.0, 700.0])
+    maps = {"softplus": np.logaddexp(0.0, z), "sigmoid": np.exp(-np.logaddexp(0.0, -z))}
+    values = eval(suggested.replace("·", "*").replace("(z)", ""), maps)  # the suggested map at z
+    assert np.all((values >= lo) & (values <= hi)) and values[0] == lo
 
 
 def test_undeclared_costs_are_refused_with_the_declaration_as_the_fix():

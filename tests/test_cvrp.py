@@ -26,6 +26,7 @@ from ldopt.decomposition.user_oracles import check_oracle
 from ldopt.errors import InputError, SolverError
 from ldopt.oracles import fit_oracle
 from ldopt.problems import cvrp, cvrp_exact, cvrp_oracle, cvrp_packings, cvrp_routes, tsp, tsp_tours
+from ldopt.runtime import cache
 from ldopt.solvers.registry import backend
 
 N, Q, V = 7, 10.0, 3  # nodes (the depot and 6 customers): the compact model's HiGHS solve is quick
@@ -440,12 +441,25 @@ def test_gurobi_refusal_is_clear_when_missing(monkeypatch):
 
 
 def test_the_routing_example_runs_a_cvrp(tmp_path):
-    """`examples/routing.py --problem cvrp` on a small instance: a table with CaVE's rows."""
+    """`examples/routing.py --problem cvrp` on a small instance: a table with CaVE's rows; its test
+    optima are those of its fleet (``--vehicles``), and a rerun with another fleet is refused."""
     script = Path(__file__).resolve().parents[1] / "examples" / "routing.py"
     args = [sys.executable, str(script), "--problem", "cvrp", "--nodes", "8", "--train", "40", "--test", "20"]
     args += ["--epochs", "1", "--iterations", "10", "--out", str(tmp_path), "--methods", "2s", "ld:spo+:L1:static"]
-    subprocess.run([*args, "--seeds", "1"], check=True, capture_output=True, timeout=300)
+    subprocess.run([*args, "--seeds", "1", "--vehicles", "3"], check=True, capture_output=True, timeout=300)
     rows = json.loads((tmp_path / "results.json").read_text())["rows"]
     assert [r["seed"] for r in rows] == [42, 42] and all(r["regret"] >= -1e-9 for r in rows)
     table = (tmp_path / "table.md").read_text()
     assert table.startswith("CVRP7 deg 4") and "LD(SPO+, L1, main: the routes block (k-forest))" in table
+    import importlib.util  # noqa: PLC0415
+
+    spec = importlib.util.spec_from_file_location("routing_example", script)
+    routing = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(routing)
+    c_te = routing.split(8, 4, 42, 40, 100, 20, "cvrp")[5]
+    arrays, header = cache.load(tmp_path / "optima" / "seed42.npz")
+    q = cvrp.demands(42, 7)
+    assert header["vehicles"] == 3 and cvrp.min_vehicles(q, cvrp.CAPACITY) < 3  # the fleet's size can matter
+    np.testing.assert_allclose(arrays["optima"], (c_te * cvrp_routes.routes(c_te, 8, q, vehicles=3)).sum(1))
+    other = subprocess.run([*args, "--seeds", "2"], capture_output=True, text=True, timeout=300)  # five vehicles
+    assert other.returncode != 0 and "--vehicles 3 there, 5 here" in other.stderr

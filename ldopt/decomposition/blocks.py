@@ -44,6 +44,7 @@ from ldopt.model.implied_bounds import (
     held_for,
     implied_bounds,
     interval,
+    into,
     listing,
     with_bounds,
 )
@@ -356,7 +357,7 @@ class Blocks:
                 f"{name}: expected every cost in {interval(lo, hi)}, the cost Param's domain, got {c[b, k]:g} for "
                 f"{self.problem.cost_names[k]} of instance {b} ({int(bad.any(axis=1).sum())} of {len(c)} instances "
                 f"outside); the bounds added to the blocks hold only there (e.g. {example}): map the costs "
-                "(a model's predictions) into the domain, e.g. through a softplus for [0, inf)"
+                f"(a model's predictions) into the domain, e.g. {into(lo, hi)} of a model's output z"
             )
         return c
 

@@ -23,7 +23,7 @@ from ldopt.errors import InputError
 from ldopt.evaluate.optima import Optima, integral_bounds, optima, optimal_objectives
 from ldopt.evaluate.regret_report import RegretReport, report
 from ldopt.model.batch import check_problem, checked, solve_many
-from ldopt.model.implied_bounds import interval
+from ldopt.model.implied_bounds import interval, into
 from ldopt.model.problem import Problem
 
 __all__ = [
@@ -89,7 +89,7 @@ def _outside_the_domain(problem: Problem, pred: np.ndarray, unbounded: np.ndarra
         raise InputError(
             f"pred_costs: expected costs in {interval(lo, hi)}, the cost Param's domain, got {pred[b, k]:g} for "
             f"{problem.cost_names[k]} of instance {b}, where the problem is unbounded ({int(outside.sum())} of "
-            f"{len(pred)} instances); map the predictions into the domain, e.g. through a softplus for [0, inf)"
+            f"{len(pred)} instances); map the predictions into the domain, e.g. {into(lo, hi)} of a model's output z"
         )
 
 

@@ -60,6 +60,15 @@ def interval(lo: float, hi: float) -> str:
     return f"{'(' if np.isneginf(lo) else '['}{lo:g}, {hi:g}{')' if np.isposinf(hi) else ']'}"
 
 
+def into(lo: float, hi: float) -> str:
+    """A map of a model's output ``z`` onto the costs' interval ``[lo, hi]``, as refusals suggest it."""
+    if np.isfinite(lo) and np.isfinite(hi):
+        return f"{lo:g} + {hi - lo:g}·sigmoid(z)"
+    if np.isfinite(lo):
+        return "softplus(z)" if lo == 0 else f"{lo:g} + softplus(z)"
+    return "-softplus(z)" if hi == 0 else f"{hi:g} - softplus(z)"
+
+
 def held_for(bounds: Iterable[InferredBound]) -> tuple[float, float] | None:
     """The costs' interval the first of ``bounds`` that depends on the costs holds for, else ``None``."""
     return next((ib.costs for ib in bounds if ib.costs is not None), None)
