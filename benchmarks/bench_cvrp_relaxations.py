@@ -47,7 +47,9 @@ def validation(seed: int) -> list[dict]:
     x_tr, c_tr, x_va, c_va, *_ = routing.split(21, 4, seed, 1000, 100, 1000)
     rows = []
     for relaxation, steps in SETTINGS:
-        r = routing.Routing(argparse.Namespace(problem="cvrp", nodes=21, relaxation=relaxation), seed)
+        r = routing.Routing(
+            argparse.Namespace(problem="cvrp", nodes=21, vehicles=cvrp.VEHICLES, relaxation=relaxation), seed
+        )
         t = time.perf_counter()
         dual = lt.DEFAULTS.dual.merged(mode="shared")
         data = lt.LDDataset(r.dec, x_tr, c_tr, dual, iterations=steps, progress=False)

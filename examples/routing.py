@@ -10,7 +10,8 @@ regret is the normalized regret of exact solutions, as CaVE measures with Gurobi
 subtour cut loop on HiGHS (``tsp_tours.tours``), routes by the capacity cut loop (``cvrp_routes
 .routes``: Gurobi's lazy cuts where gurobipy is installed, else HiGHS). The CVRP (``--problem
 cvrp``, 21 nodes: the depot and 20 customers) has CaVE's demands ``np.random.rand(20) * 10`` after
-``np.random.seed(seed)``, capacity 30 and at most 5 vehicles. The shortest path (``--problem sp``,
+``np.random.seed(seed)``, capacity 30 and at most 5 vehicles (``--vehicles``: CaVE's CVRP30, 31
+nodes, has 8). The shortest path (``--problem sp``,
 ``--grid 5``) is ``pyepo.data.shortestpath.genData(2100, 5 features, (5, 5), deg, 0.5, seed)``
 (``shortest_path.gen_data``) on the same split, decided by exact shortest paths.
 
@@ -52,6 +53,7 @@ runs' that have every seed.
     python examples/routing.py --nodes 20 --seeds 10 --out benchmarks/results/routing/tsp20
     python examples/routing.py --nodes 50 --seeds 3 --out benchmarks/results/routing/tsp50
     python examples/routing.py --problem cvrp --nodes 21 --seeds 10 --out benchmarks/results/routing/cvrp20
+    python examples/routing.py --problem cvrp --nodes 31 --vehicles 8 --out benchmarks/results/routing/cvrp30
     python examples/routing.py --problem sp --bands 1 --deg 6 --out benchmarks/results/routing/sp5deg6
 """
 
