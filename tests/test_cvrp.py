@@ -18,6 +18,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_tsp import _routing_example
 
 import ldopt
 import ldopt_torch as lt
@@ -451,11 +452,7 @@ def test_the_routing_example_runs_a_cvrp(tmp_path):
     assert [r["seed"] for r in rows] == [42, 42] and all(r["regret"] >= -1e-9 for r in rows)
     table = (tmp_path / "table.md").read_text()
     assert table.startswith("CVRP7 deg 4") and "LD(SPO+, L1, main: the routes block (k-forest))" in table
-    import importlib.util  # noqa: PLC0415
-
-    spec = importlib.util.spec_from_file_location("routing_example", script)
-    routing = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(routing)
+    routing, _ = _routing_example()
     c_te = routing.split(8, 4, 42, 40, 100, 20, "cvrp")[5]
     arrays, header = cache.load(tmp_path / "optima" / "seed42.npz")
     q = cvrp.demands(42, 7)
