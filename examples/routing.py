@@ -48,7 +48,9 @@ every method is validated on them every ``--eval-every`` epochs (exact decisions
 tested, and the settings in docs/results.md were chosen on them).
 A rerun with the same settings and more seeds or methods keeps the (seed, method) rows it finished
 and the test optima it solved (``<out>/optima``); its table shows its methods, then the earlier
-runs' that have every seed.
+runs' that have every seed. The test optima and each method's test decisions are saved every
+``CHUNK`` instances as they are solved (``<out>/decisions`` until the seed's rows are saved), so a
+run stopped inside a seed resumes at the first instance it had not finished.
 
     python examples/routing.py --nodes 20 --seeds 10 --out benchmarks/results/routing/tsp20
     python examples/routing.py --nodes 50 --seeds 3 --out benchmarks/results/routing/tsp50
@@ -62,7 +64,9 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -312,26 +316,55 @@ class Routing:
             return tsp_tours.tours(costs, self.nodes)
         return cvrp_routes.routes(costs, self.nodes, self.demand, vehicles=self.vehicles)
 
-    def regret(self, costs: np.ndarray, pred: np.ndarray, opt: np.ndarray) -> float:
-        """The normalized regret in % of the exact decisions for ``pred``: ``Σ (c·x̂ − opt) / Σ |opt|``."""
-        return 100 * float(((costs * self.solve(pred)).sum(1) - opt).sum() / np.abs(opt).sum())
+    def regret(self, costs: np.ndarray, pred: np.ndarray, opt: np.ndarray, saved: Path | None = None) -> float:
+        """The normalized regret in % of the exact decisions for ``pred``: ``Σ (c·x̂ − opt) / Σ |opt|``;
+        ``saved``: a file that keeps their costs ``c·x̂`` as they are solved (``in_chunks``)."""
+        key = dict(problem=self.kind, nodes=self.nodes, costs=cache.digest(costs), predictions=cache.digest(pred))
+        if self.kind == "cvrp":
+            key["vehicles"] = self.vehicles
+
+        def realized(i: int, j: int) -> np.ndarray:
+            return (costs[i:j] * self.solve(pred[i:j])).sum(1)
+
+        values, _ = in_chunks(saved, key, "realized", len(costs), realized)
+        return 100 * float((values - opt).sum() / np.abs(opt).sum())
+
+
+CHUNK = 50  # instances solved between two saves of a seed's test optima and decisions
+
+
+def in_chunks(
+    path: Path | None, key: dict, name: str, count: int, values: Callable[[int, int], np.ndarray]
+) -> tuple[np.ndarray, float]:
+    """``values(a, b)`` (one number an instance) for every ``CHUNK`` instances of ``count``, and the
+    seconds they took. With a ``path`` each chunk is saved there as the array ``name`` (the header
+    ``key``, with the seconds so far), so a run stopped on a long solve (CVRP30's routes: seconds
+    each) resumes at the first instance it had not finished; an entry of another ``key`` is refused."""
+    found = cache.load(path, expect=key) if path else None
+    done, seconds = (found[0][name], float(found[1]["seconds"])) if found else (np.zeros(0), 0.0)
+    while len(done) < count:
+        t = time.perf_counter()
+        part = values(len(done), min(count, len(done) + CHUNK))
+        done, seconds = np.concatenate([done, part]), seconds + time.perf_counter() - t
+        if path:
+            cache.save(path, {name: done}, dict(key, seconds=seconds))
+    return done, seconds
 
 
 def test_optima(a: argparse.Namespace, r: Routing, seed: int, c_te: np.ndarray) -> tuple[np.ndarray, float]:
     """The test instances' optimal values and the seconds they took, kept in ``<out>/optima`` (the
-    costs' digest checked) so that a rerun with more methods does not solve them again."""
-    path = Path(a.out) / "optima" / f"seed{seed}.npz"
+    costs' digest checked) as they are solved, so that a rerun with more methods, or after a stop,
+    does not solve them again."""
     key = dict(problem=a.problem, nodes=size(a), deg=a.deg, seed=seed, costs=cache.digest(c_te))
     if a.problem == "cvrp":
         key["vehicles"] = a.vehicles
-    found = cache.load(path, expect=key)
-    if found is not None:
-        return found[0]["optima"], float(found[1]["seconds"])
-    t = time.perf_counter()
-    opt = (c_te * r.solve(c_te)).sum(1)
-    seconds = time.perf_counter() - t
-    cache.save(path, dict(optima=opt), dict(key, seconds=seconds))
-    return opt, seconds
+    path = Path(a.out) / "optima" / f"seed{seed}.npz"
+    return in_chunks(path, key, "optima", len(c_te), lambda i, j: (c_te[i:j] * r.solve(c_te[i:j])).sum(1))
+
+
+def decisions_file(a: argparse.Namespace, seed: int, method: str) -> Path:
+    """Where a method's test decisions are kept while they are solved (``<out>/decisions``)."""
+    return Path(a.out) / "decisions" / f"seed{seed}-{re.sub(r'[^A-Za-z0-9.@+]+', '_', method)}.npz"
 
 
 def run_seed(a: argparse.Namespace, i: int, done: frozenset[str] = frozenset()) -> list[dict]:
@@ -367,7 +400,7 @@ def run_seed(a: argparse.Namespace, i: int, done: frozenset[str] = frozenset()) 
                 pred = net(torch.as_tensor(x_te, dtype=torch.float32)).numpy().astype(float)
         if method not in todo:
             continue
-        regret = r.regret(c_te, pred, opt)
+        regret = r.regret(c_te, pred, opt, decisions_file(a, seed, method))
         rows.append(dict(seed=seed, method=method, regret=regret, train_seconds=train_s,
                          multipliers_seconds=multipliers_s, optima_seconds=optima_s))  # fmt: skip
         spent = "" if train_s is None else f", training {train_s:.0f} s"
@@ -538,6 +571,8 @@ def main() -> None:
             continue
         rows += run_seed(a, i, done)
         save(saved, rows, a)  # an interrupted run keeps every finished seed
+        for spent in (out / "decisions").glob(f"seed{42 + i}-*"):  # kept for a stop within the seed
+            spent.unlink()
     save(saved, rows, a)  # the arguments of this run (e.g. fewer seeds than the one it resumed)
     lines = summary(a, [r for r in rows if r["seed"] < 42 + a.seeds])
     print("\n".join(lines))

@@ -302,6 +302,38 @@ def test_the_routing_examples_floor_and_network(tmp_path):
     assert bad.returncode != 0 and "expected linear, mlp:<width> or index:<width>" in bad.stderr
 
 
+def test_the_routing_examples_solves_resume_after_a_stop(tmp_path):
+    """`in_chunks`, which keeps the routing example's test optima and decisions as they are solved
+    (CVRP30's exact routes take seconds each): a run stopped inside its second chunk resumes there,
+    solving no finished instance again, and reaches the optimal values of a run that was not
+    stopped; an entry of other costs is refused by name."""
+    from ldopt.errors import CacheError  # noqa: PLC0415
+
+    routing, _ = _routing_example()
+    rng = np.random.default_rng(3)
+    c = rng.uniform(1.0, 10.0, (2 * routing.CHUNK + 7, N * (N - 1) // 2))
+    path, key = tmp_path / "optima.npz", {"costs": routing.cache.digest(c)}
+    asked: list[tuple[int, int]] = []
+
+    def optimal_values(i: int, j: int) -> np.ndarray:
+        asked.append((i, j))
+        if len(asked) == 2:
+            raise KeyboardInterrupt  # a stop while the second chunk is solved
+        return (c[i:j] * tsp_tours.tours(c[i:j], N)).sum(1)
+
+    with pytest.raises(KeyboardInterrupt):
+        routing.in_chunks(path, key, "optima", len(c), optimal_values)
+    values, seconds = routing.in_chunks(path, key, "optima", len(c), optimal_values)
+    chunk = routing.CHUNK
+    assert asked == [(0, chunk), (chunk, 2 * chunk), (chunk, 2 * chunk), (2 * chunk, len(c))]
+    whole, _ = routing.in_chunks(None, key, "optima", len(c), lambda i, j: (c[i:j] * tsp_tours.tours(c[i:j], N)).sum(1))
+    np.testing.assert_allclose(values, whole, rtol=1e-12)
+    assert seconds > 0 and routing.in_chunks(path, key, "optima", len(c), optimal_values)[0].shape == (len(c),)
+    assert len(asked) == 4  # a finished entry is read, not solved
+    with pytest.raises(CacheError, match="costs"):
+        routing.in_chunks(path, {"costs": routing.cache.digest(c[1:])}, "optima", len(c) - 1, optimal_values)
+
+
 def _routing_example():
     import importlib.util  # noqa: PLC0415
     from pathlib import Path  # noqa: PLC0415
