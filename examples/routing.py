@@ -362,9 +362,12 @@ def test_optima(a: argparse.Namespace, r: Routing, seed: int, c_te: np.ndarray) 
     return in_chunks(path, key, "optima", len(c_te), lambda i, j: (c_te[i:j] * r.solve(c_te[i:j])).sum(1))
 
 
-def decisions_file(a: argparse.Namespace, seed: int, method: str) -> Path:
-    """Where a method's test decisions are kept while they are solved (``<out>/decisions``)."""
-    return Path(a.out) / "decisions" / f"seed{seed}-{re.sub(r'[^A-Za-z0-9.@+]+', '_', method)}.npz"
+def decisions_file(a: argparse.Namespace, seed: int, method: str, pred: np.ndarray) -> Path:
+    """Where a method's test decisions for ``pred`` are kept while they are solved
+    (``<out>/decisions``; other predictions, e.g. of a model trained again on other threads, start
+    their own file)."""
+    name = re.sub(r"[^A-Za-z0-9.@+]+", "_", method)
+    return Path(a.out) / "decisions" / f"seed{seed}-{name}-{cache.digest(pred)[:16]}.npz"
 
 
 def run_seed(a: argparse.Namespace, i: int, done: frozenset[str] = frozenset()) -> list[dict]:
@@ -400,7 +403,7 @@ def run_seed(a: argparse.Namespace, i: int, done: frozenset[str] = frozenset()) 
                 pred = net(torch.as_tensor(x_te, dtype=torch.float32)).numpy().astype(float)
         if method not in todo:
             continue
-        regret = r.regret(c_te, pred, opt, decisions_file(a, seed, method))
+        regret = r.regret(c_te, pred, opt, decisions_file(a, seed, method, pred))
         rows.append(dict(seed=seed, method=method, regret=regret, train_seconds=train_s,
                          multipliers_seconds=multipliers_s, optima_seconds=optima_s))  # fmt: skip
         spent = "" if train_s is None else f", training {train_s:.0f} s"

@@ -225,6 +225,8 @@ def test_the_routing_example_runs_and_resumes(tmp_path):
     args += ["--iterations", "10", "--out", str(tmp_path), "--methods", "2s", "ld:fy@2:L1:static"]
     subprocess.run([*args, "--seeds", "1"], check=True, capture_output=True, timeout=300)
     first = json.loads((tmp_path / "results.json").read_text())["rows"]
+    decisions = tmp_path / "decisions"  # the seed's decisions were kept while solved, and are spent
+    assert decisions.is_dir() and not list(decisions.glob("*"))
     subprocess.run([*args, "--seeds", "2"], check=True, capture_output=True, timeout=300)
     rows = json.loads((tmp_path / "results.json").read_text())["rows"]
     assert rows[:2] == first and [r["seed"] for r in rows] == [42, 42, 43, 43]
