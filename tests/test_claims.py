@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ldopt.problems import cvrp
 from ldopt_experiments.results import load_references, load_rows, mean_ci, paper_table, reference_cell, table
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -512,6 +513,16 @@ def test_cvrp30_is_caves_seed_and_fleet_and_ld_is_below_caves_plus_there():
         assert {r["seed"] for r in meta["rows"]} == {42}
         assert by[method]["regret"] < 9.13 and by[method]["regret"] < by["2s"]["regret"]
         assert by[method]["train_seconds"] <= 300
+
+
+def test_the_cvrp30_seeds_fill_table_is_their_demands():
+    """docs/results.md's CVRP30 table of how full each seed's fewest vehicles run: CaVE's demands
+    ``cvrp.demands(seed, 30)`` over the fewest vehicles of capacity 30 that carry them."""
+    demands = [cvrp.demands(seed, 30) for seed in range(42, 52)]
+    fewest = [cvrp.min_vehicles(q, cvrp.CAPACITY) for q in demands]
+    fill = [100 * q.sum() / (cvrp.CAPACITY * k) for q, k in zip(demands, fewest, strict=True)]
+    assert "| fill % | " + " | ".join(f"{f:.1f}" for f in fill) + " |" in README
+    assert "| vehicles needed | " + " | ".join(map(str, fewest)) + " |" in README
 
 
 def test_the_tsp50_index_seeds_over_120_s_train_within_it_alone_to_the_same_regret():
