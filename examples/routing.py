@@ -287,6 +287,9 @@ class Routing:
 
     def __init__(self, a: argparse.Namespace, seed: int) -> None:
         self.kind, self.nodes = a.problem, a.nodes
+        self.key = dict(problem=a.problem, nodes=size(a))  # what the exact decisions depend on, for their files
+        if a.problem == "cvrp":
+            self.key["vehicles"] = a.vehicles
         if a.problem == "sp":  # a block per node, or bands of grid rows (min-cost flows)
             model = shortest_path.build_model((a.grid, a.grid))
             self.p = ldopt.Problem.from_pyomo(model, model.c)
@@ -316,17 +319,24 @@ class Routing:
             return tsp_tours.tours(costs, self.nodes)
         return cvrp_routes.routes(costs, self.nodes, self.demand, vehicles=self.vehicles)
 
-    def regret(self, costs: np.ndarray, pred: np.ndarray, opt: np.ndarray, saved: Path | None = None) -> float:
-        """The normalized regret in % of the exact decisions for ``pred``: ``Σ (c·x̂ − opt) / Σ |opt|``;
-        ``saved``: a file that keeps their costs ``c·x̂`` as they are solved (``in_chunks``)."""
-        key = dict(problem=self.kind, nodes=self.nodes, costs=cache.digest(costs), predictions=cache.digest(pred))
-        if self.kind == "cvrp":
-            key["vehicles"] = self.vehicles
+    def realized(
+        self, costs: np.ndarray, pred: np.ndarray, saved: Path | None = None, key: dict | None = None,
+        name: str = "realized",
+    ) -> tuple[np.ndarray, float]:  # fmt: skip
+        """The costs ``c·x̂`` of the exact decisions for ``pred`` and their seconds; ``saved``: a file
+        that keeps them as they are solved (``in_chunks``, the array ``name``, its header ``key`` with
+        this problem's)."""
 
-        def realized(i: int, j: int) -> np.ndarray:
+        def values(i: int, j: int) -> np.ndarray:
             return (costs[i:j] * self.solve(pred[i:j])).sum(1)
 
-        values, _ = in_chunks(saved, key, "realized", len(costs), realized)
+        return in_chunks(saved, {**self.key, **(key or {})}, name, len(costs), values)
+
+    def regret(self, costs: np.ndarray, pred: np.ndarray, opt: np.ndarray, saved: Path | None = None) -> float:
+        """The normalized regret in % of the exact decisions for ``pred``: ``Σ (c·x̂ − opt) / Σ |opt|``;
+        ``saved``: a file that keeps their costs as they are solved."""
+        key = dict(costs=cache.digest(costs), predictions=cache.digest(pred))
+        values, _ = self.realized(costs, pred, saved, key)
         return 100 * float((values - opt).sum() / np.abs(opt).sum())
 
 
@@ -355,11 +365,8 @@ def test_optima(a: argparse.Namespace, r: Routing, seed: int, c_te: np.ndarray) 
     """The test instances' optimal values and the seconds they took, kept in ``<out>/optima`` (the
     costs' digest checked) as they are solved, so that a rerun with more methods, or after a stop,
     does not solve them again."""
-    key = dict(problem=a.problem, nodes=size(a), deg=a.deg, seed=seed, costs=cache.digest(c_te))
-    if a.problem == "cvrp":
-        key["vehicles"] = a.vehicles
     path = Path(a.out) / "optima" / f"seed{seed}.npz"
-    return in_chunks(path, key, "optima", len(c_te), lambda i, j: (c_te[i:j] * r.solve(c_te[i:j])).sum(1))
+    return r.realized(c_te, c_te, path, dict(deg=a.deg, seed=seed, costs=cache.digest(c_te)), "optima")
 
 
 def decisions_file(a: argparse.Namespace, seed: int, method: str, pred: np.ndarray) -> Path:
