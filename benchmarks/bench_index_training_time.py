@@ -24,9 +24,10 @@ import torch
 import ldopt_torch as lt
 from ldopt.runtime import cache
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+import routing
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "examples"))
-import routing  # noqa: E402
 
 FOLDERS = {4: "tsp50_index", 6: "tsp50deg6_index"}
 LD = "ld:spo+:L1:static:mse/20/0.003"

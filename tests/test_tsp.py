@@ -14,7 +14,7 @@ import torch
 import ldopt
 import ldopt_torch as lt
 from ldopt.decomposition.user_oracles import check_oracle
-from ldopt.errors import InputError
+from ldopt.errors import CacheError, InputError
 from ldopt.oracles import ORACLES, fit_oracle
 from ldopt.problems import tsp, tsp_oracle, tsp_tours
 
@@ -309,8 +309,6 @@ def test_the_routing_examples_solves_resume_after_a_stop(tmp_path):
     (CVRP30's exact routes take seconds each): a run stopped inside its second chunk resumes there,
     solving no finished instance again, and reaches the optimal values of a run that was not
     stopped; an entry of other costs is refused by name."""
-    from ldopt.errors import CacheError  # noqa: PLC0415
-
     routing, _ = _routing_example()
     rng = np.random.default_rng(3)
     c = rng.uniform(1.0, 10.0, (2 * routing.CHUNK + 7, N * (N - 1) // 2))
