@@ -1,20 +1,26 @@
-"""Exact CVRP20 routes: the capacity cuts of every union of components, HiGHS's rounds of
-fractional cuts on the LP relaxation and the enumeration of tight packings, against the previous
-rule (a cut for each violating component alone, nothing else), in one process.
+"""Exact CVRP routes with today's rules against a baseline, in one process.
 
-CaVE's CVRP20 (21 nodes, capacity 30, 5 vehicles, ``np.random.rand(20) * 10`` demands of seed
-``s``) on the first instances of PyEPO's costs for seed ``s``; each solver (Gurobi where licensed,
-HiGHS) solves the same instances with both rules, one thread, one instance at a time. Prints the
-seconds per instance (the new rule's include its one check of the packings per demand vector,
-about 0.3 s), the ratio, and that the optimal values agree; saves
+Today's rules: the capacity cuts of every union of components, HiGHS's rounds of fractional cuts on
+the LP relaxation, the enumeration of tight packings, and PyVRP's routes as a start once an
+instance has taken ``_START_AFTER`` seconds. ``--against previous`` (the default) is the previous
+rule: a cut for each violating component alone, nothing else;
+``--against no-start`` is today's rules without PyVRP's start.
+
+CaVE's CVRP (capacity 30, ``np.random.rand(nodes - 1) * 10`` demands of seed ``s``; CVRP20: 21
+nodes and 5 vehicles, CVRP30: 31 nodes and 8) on the first instances of PyEPO's costs for seed
+``s``; each solver (Gurobi where licensed, HiGHS) solves the same instances both ways, one thread,
+one instance at a time. Prints the seconds per instance (today's include its one check of the
+packings per demand vector, about 0.3 s), the ratio, and that the optimal values agree; saves
 ``benchmarks/results/cvrp_routes.json``.
 
     python benchmarks/bench_cvrp_routes.py                        # seeds 42-46, 40 + 2 instances
     python benchmarks/bench_cvrp_routes.py --seeds 44 49 --gurobi 100 --highs 10
     python benchmarks/bench_cvrp_routes.py --seeds 47 --gurobi 4 --highs 0 --limit 60 --out seed47.json
+    python benchmarks/bench_cvrp_routes.py --against no-start --nodes 31 --vehicles 8 --seeds 42 43 \\
+        --gurobi 24 --highs 0 --out benchmarks/results/cvrp30_routes_start.json
 
-``--limit`` caps the previous rule's seconds per instance; an instance it leaves unsolved counts
-the limit, so its ratio is then a lower bound (the last line: seed 47, whose demands three
+``--limit`` caps the baseline's seconds per instance; an instance it leaves unsolved counts
+the limit, so its ratio is then a lower bound (the third line: seed 47, whose demands three
 vehicles carry only just; its run is ``benchmarks/results/cvrp_routes_seed47.json``).
 """
 
@@ -24,6 +30,7 @@ import argparse
 import json
 import time
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
@@ -35,17 +42,33 @@ from ldopt.solvers.registry import backend
 OUT = Path(__file__).parent / "results" / "cvrp_routes.json"
 
 
+Rules = Literal["today", "previous", "no-start"]
+TODAY = (cvrp_routes._UNIONS, cvrp_routes._ROOT_ROUNDS, cvrp_packings._MOST, cvrp_routes._START_AFTER)
+
+
+def use(rules: Rules) -> None:
+    """Set ``cvrp_routes``'s rules."""
+    unions, rounds, most, start = TODAY
+    if rules == "previous":
+        unions, rounds, most, start = 0, 0, 0, None
+    elif rules == "no-start":
+        start = None
+    cvrp_routes._UNIONS, cvrp_routes._ROOT_ROUNDS, cvrp_packings._MOST, cvrp_routes._START_AFTER = (
+        unions, rounds, most, start
+    )  # fmt: skip
+
+
 def timed(
-    costs: np.ndarray, demand: np.ndarray, solver: str, new: bool, limit: float | None
+    costs: np.ndarray, demand: np.ndarray, vehicles: int, solver: str, rules: Rules, limit: float | None
 ) -> tuple[float, np.ndarray]:
-    """Seconds per instance and the optimal values (NaN where the limit stopped a solve), with the
-    new rules or the previous one."""
-    cvrp_routes._UNIONS, cvrp_routes._ROOT_ROUNDS = (10, 50) if new else (0, 0)
-    cvrp_packings._MOST = 50_000 if new else 0
+    """Seconds per instance and the optimal values (NaN where the limit stopped a solve) under ``rules``."""
+    use(rules)
+    nodes = len(demand) + 1
     t, z = time.perf_counter(), []
     for c in costs:
         try:
-            z.append(float(c @ cvrp_routes.routes(c[None], 21, demand, solver=solver, time_limit=limit)[0]))
+            x = cvrp_routes.routes(c[None], nodes, demand, vehicles=vehicles, solver=solver, time_limit=limit)
+            z.append(float(c @ x[0]))
         except SolverError:  # the limit
             z.append(np.nan)
     return (time.perf_counter() - t) / len(costs), np.array(z)
@@ -56,14 +79,17 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, nargs="+", default=[42, 43, 44, 45, 46])
     ap.add_argument("--gurobi", type=int, default=40, help="instances per seed for Gurobi (0: none)")
     ap.add_argument("--highs", type=int, default=2, help="instances per seed for HiGHS (0: none)")
-    ap.add_argument("--limit", type=float, default=None, help="seconds per instance for the previous rule")
+    ap.add_argument("--limit", type=float, default=None, help="seconds per instance for the baseline")
+    ap.add_argument("--against", choices=["previous", "no-start"], default="previous", help="the baseline's rules")
+    ap.add_argument("--nodes", type=int, default=21, help="nodes, the depot included")
+    ap.add_argument("--vehicles", type=int, default=cvrp.VEHICLES, help="the most vehicles")
     ap.add_argument("--out", type=Path, default=OUT, help="the JSON file to write")
     a = ap.parse_args()
     rows = []
     gurobi_ok = backend("gurobi").installed().ok  # installed and licensed
     for seed in a.seeds:
-        demand = cvrp.demands(seed)
-        _, costs = tsp.gen_data(max(a.gurobi, a.highs), 10, 21, 4, 0.5, seed)
+        demand = cvrp.demands(seed, a.nodes - 1)
+        _, costs = tsp.gen_data(max(a.gurobi, a.highs), 10, a.nodes, 4, 0.5, seed)
         for solver, count in (("gurobi", a.gurobi), ("highs", a.highs)):
             if count == 0:
                 continue
@@ -71,21 +97,22 @@ def main() -> None:
             if solver == "gurobi" and not gurobi_ok:
                 print(f"seed {seed} gurobi: skipped (gurobipy is not installed or has no licence)")
                 continue
-            before, z0 = timed(C, demand, solver, False, a.limit)
-            after, z1 = timed(C, demand, solver, True, None)
+            before, z0 = timed(C, demand, a.vehicles, solver, a.against, a.limit)
+            after, z1 = timed(C, demand, a.vehicles, solver, "today", None)
             solved = ~np.isnan(z0)
             same = bool(np.allclose(z0[solved], z1[solved], atol=1e-6))
             unsolved = int((~solved).sum())
-            rows.append(dict(seed=seed, solver=solver, instances=count, previous_s=before, new_s=after,
-                             ratio=before / after, previous_unsolved=unsolved, same_optima=same))  # fmt: skip
-            print(f"seed {seed} {solver:6s} {count:3d} instances: previous {before:.3f} s ({unsolved} "
-                  f"stopped by the limit), new {after:.3f} s per instance, {before / after:.1f}x; "
+            rows.append(dict(seed=seed, solver=solver, instances=count, baseline=a.against, baseline_s=before,
+                             new_s=after, ratio=before / after, baseline_unsolved=unsolved,
+                             same_optima=same))  # fmt: skip
+            print(f"seed {seed} {solver:6s} {count:3d} instances: {a.against} {before:.3f} s ({unsolved} "
+                  f"stopped by the limit), today {after:.3f} s per instance, {before / after:.1f}x; "
                   f"optima agree: {same}", flush=True)  # fmt: skip
-    cvrp_routes._UNIONS, cvrp_routes._ROOT_ROUNDS, cvrp_packings._MOST = 10, 50, 50_000
+    use("today")
     for solver in ("gurobi", "highs"):
         mine = [r for r in rows if r["solver"] == solver]
         if mine:
-            total = sum(r["previous_s"] * r["instances"] for r in mine) / sum(r["new_s"] * r["instances"] for r in mine)
+            total = sum(r["baseline_s"] * r["instances"] for r in mine) / sum(r["new_s"] * r["instances"] for r in mine)
             print(f"{solver}: {total:.1f}x faster over {sum(r['instances'] for r in mine)} instances")
     cache.write_text(a.out, json.dumps(dict(rows=rows, args={k: str(v) for k, v in vars(a).items()}), indent=1))
     print(f"saved {a.out}")

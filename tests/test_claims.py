@@ -525,6 +525,29 @@ def test_the_cvrp30_seeds_fill_table_is_their_demands():
     assert "| vehicles needed | " + " | ".join(map(str, fewest)) + " |" in README
 
 
+def test_the_pyvrp_start_table_is_the_benchmarks():
+    """docs/results.md's table of exact routes with and without PyVRP's start is
+    ``cvrp30_routes_start.json`` and ``cvrp20_routes_start.json`` (``bench_cvrp_routes.py
+    --against no-start``): each row's seconds and ratio, CVRP20's means weighted by instances, and
+    the same optima in every run."""
+    lines = (ROOT / "docs/results.md").read_text().splitlines()
+    table = _table_after(lines, "| instances (first of PyEPO's costs per seed) | solver |")
+    runs = {n: json.loads((RESULTS / f"cvrp{n}_routes_start.json").read_text())["rows"] for n in (20, 30)}
+    assert all(r["baseline"] == "no-start" and r["same_optima"] for rows in runs.values() for r in rows)
+    want = []
+    for r in runs[30]:
+        want.append([f"CVRP30 seed {r['seed']}, {r['instances']}", "Gurobi", f"{r['baseline_s']:.2f}",
+                     f"{r['new_s']:.2f}", f"{r['ratio']:.1f}×"])  # fmt: skip
+    for solver, label, digits in (("gurobi", "Gurobi", 3), ("highs", "HiGHS", 2)):
+        mine = [r for r in runs[20] if r["solver"] == solver]
+        count = sum(r["instances"] for r in mine)
+        before, after = (sum(r[k] * r["instances"] for r in mine) / count for k in ("baseline_s", "new_s"))
+        seeds = f"{mine[0]['seed']}–{mine[-1]['seed']}, {mine[0]['instances']} each"
+        want.append([f"CVRP20 seeds {seeds}", label, f"{before:.{digits}f} (mean)", f"{after:.{digits}f}",
+                     f"{before / after:.1f}×"])  # fmt: skip
+    assert table == want
+
+
 def test_the_tsp50_index_seeds_over_120_s_train_within_it_alone_to_the_same_regret():
     """docs/results.md's TSP50 index rows: the seeds whose training went over 120 s beside other runs
     (part 2's budget), retrained one at a time by ``bench_index_training_time.py``, train within

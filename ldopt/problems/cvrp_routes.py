@@ -9,8 +9,13 @@ or carry more than ``Q``, solve faster (``benchmarks/bench_cvrp_routes.py``). Gu
 lazily inside one branch and cut (the root's fractional cuts below did not help it); HiGHS has
 no lazy constraints, so there the loop re-solves the MILP after each round of cuts, after rounds
 on the LP relaxation of the cuts of customer sets grown greedily on its fractional edges (exact
-too, slower). Where the fewest routes carry the demands only just,
-[`cvrp_packings`][ldopt.problems.cvrp_packings] enumerates them. The compact model's MTZ rows
+too, slower). Branch and cut finds good routes late, because its heuristics' routes break cuts it
+has not yet added; so [`heuristic()`][ldopt.problems.cvrp_routes.heuristic] (PyVRP's hybrid
+genetic search, the ``routing`` extra) hands the solver good routes once an instance has taken
+``_START_AFTER`` seconds (sooner would slow the many quick instances down): Gurobi's branch and
+cut takes them as a solution, HiGHS's later MILPs as their start; the optima are the same. Where
+the fewest routes carry the demands only just, [`cvrp_packings`][ldopt.problems.cvrp_packings]
+enumerates them. The compact model's MTZ rows
 have a weak LP relaxation, which makes whole-model solves slow beyond a few customers.
 [`cvrp_exact.Routes`][ldopt.problems.cvrp_exact.Routes] is the solver as the model's exact oracle:
 declared (``Problem.from_pyomo(m, m.c, oracles=[cvrp_exact.Routes])``), ``solver="auto"`` on the
@@ -20,7 +25,8 @@ model uses it everywhere (training optima, validation, regrets).
 from __future__ import annotations
 
 import threading
-from itertools import combinations
+import time
+from itertools import combinations, pairwise
 from typing import Any, Literal
 
 import numpy as np
@@ -41,9 +47,9 @@ def routes(
     """Optimal routes ``(B, n(n−1)/2)`` (0/1 edges) for edge costs ``(B, n(n−1)/2)`` (minimised).
 
     The capacity cut loop of the module docstring, one instance per solve, instances on ldopt's
-    thread pool; where the fewest routes carry the demands only just, the better of the
-    enumeration of [`cvrp_packings`][ldopt.problems.cvrp_packings] and the cut loop with a route
-    more.
+    thread pool, started from PyVRP's routes where ``pyvrp`` is installed; where the fewest routes
+    carry the demands only just, the better of the enumeration of
+    [`cvrp_packings`][ldopt.problems.cvrp_packings] and the cut loop with a route more.
 
     Parameters
     ----------
@@ -167,6 +173,92 @@ class _Cuts:
 # benchmarks/bench_cvrp_routes.py sets both to 0 for the previous rule
 _UNIONS = 10  # the most components whose every union is checked (2^10 − 1 sets); 0: each alone
 _ROOT_ROUNDS = 50  # HiGHS: the most rounds of cuts on the LP relaxation
+# benchmarks/bench_cvrp_routes.py sets it to None for the solve without a start
+_START_AFTER: float | None = 0.3  # seconds of an instance's solve before PyVRP's routes join it
+_SEARCH = 1000  # PyVRP: iterations without improvement before its search stops
+_SCALE = 10**6  # PyVRP's integer distances and demands: the largest distance, and a unit of demand
+
+
+def heuristic(c: np.ndarray, cuts: _Cuts, V: int) -> np.ndarray | None:
+    """Good routes (0/1 edges) for the edge costs ``c`` by PyVRP's hybrid genetic search, a
+    solution to start the exact solve from; ``None`` where ``pyvrp`` is not installed or its best
+    routes do not fit the edge model (fewer than ``cuts.fewest / 2`` routes, or a route of one
+    customer that no other route has room for).
+
+    PyVRP takes integers: the costs plus a potential per customer (the most negative cost at it,
+    which every solution pays twice, so the order of solutions is kept) scaled to ``_SCALE``, the
+    demands rounded up and the capacity down (its routes are within the true capacity).
+    """
+    try:
+        import pyvrp  # noqa: PLC0415
+        from pyvrp.stop import NoImprovement  # noqa: PLC0415
+    except ImportError:
+        return None
+    n, E, Q = cuts.n, cuts.E, cuts.Q
+    d = np.zeros((n, n))
+    d[E[:, 0], E[:, 1]] = d[E[:, 1], E[:, 0]] = c
+    lowest = np.where(np.eye(n, dtype=bool), np.inf, d).min(1)
+    pi = np.maximum(0.0, -lowest)
+    pi[0] = 0.0
+    d = d + pi[:, None] + pi[None, :]
+    np.fill_diagonal(d, 0.0)
+    dist = np.round(d * (_SCALE / max(float(d.max()), 1e-300))).astype(np.int64)
+    q = cuts.weight[1:]
+    data = pyvrp.ProblemData(
+        locations=[pyvrp.Location(0, 0) for _ in range(n)],
+        clients=[pyvrp.Client(location=v, delivery=[int(np.ceil(q[v - 1] * _SCALE))]) for v in range(1, n)],
+        depots=[pyvrp.Depot(location=0)],
+        vehicle_types=[pyvrp.VehicleType(num_available=V, capacity=[int(np.floor(Q * _SCALE))])],
+        distance_matrices=[dist],
+        duration_matrices=[np.zeros_like(dist)],
+    )
+    best = pyvrp.solve(data, stop=NoImprovement(_SEARCH), seed=0, collect_stats=False).best
+    if not best.is_feasible():
+        return None
+    tours = _join_lone([[a.idx + 1 for a in r.schedule() if a.is_client()] for r in best.routes()], d, q, Q)
+    if tours is None or not cuts.fewest <= 2 * len(tours) <= 2 * V:
+        return None
+    index = {(int(i), int(j)): e for e, (i, j) in enumerate(E)}
+    x = np.zeros(len(E))
+    for t in tours:
+        for a, b in pairwise([0, *t, 0]):
+            x[index[min(a, b), max(a, b)]] = 1.0
+    return x
+
+
+def _join_lone(tours: list[list[int]], d: np.ndarray, q: np.ndarray, Q: float) -> list[list[int]] | None:
+    """``tours`` (customers in order) without routes of one customer, which the edge model lacks (such
+    a route uses the depot's edge twice): each such customer ``v`` makes the cheapest of the moves
+    that keep every route within ``Q``: ``v`` put between two stops of another route, or ``v`` paired
+    in a new route with a customer taken from a route of three or more; ``None`` where none can."""
+    tours = [list(t) for t in tours]
+    while (lone := next((t for t in tours if len(t) == 1), None)) is not None:
+        tours.remove(lone)
+        v = lone[0]
+        best: tuple[float, list[int], int, int | None] | None = None  # (added cost, route, position, partner)
+        for t in tours:
+            stops = [0, *t, 0]
+            moves: list[tuple[float, int, int | None]] = []
+            if q[np.array(t) - 1].sum() + q[v - 1] <= Q:
+                moves += [(d[a, v] + d[v, b] - d[a, b], i, None) for i, (a, b) in enumerate(pairwise(stops))]
+            if len(t) >= 3:
+                moves += [
+                    (d[0, v] + d[v, w] + d[w, 0] - d[a, w] - d[w, b] + d[a, b], i, w)
+                    for i, (a, w, b) in enumerate(zip(stops, stops[1:], stops[2:], strict=False))
+                    if q[w - 1] + q[v - 1] <= Q
+                ]
+            for cost, i, w in moves:
+                if best is None or cost < best[0]:
+                    best = (float(cost), t, i, w)
+        if best is None:
+            return None
+        _, t, i, w = best
+        if w is None:
+            t.insert(i, v)
+        else:
+            del t[i]
+            tours.append([v, w])
+    return tours
 
 
 def _solve(c: np.ndarray, cuts: _Cuts, V: int, how: str, limit: float | None) -> np.ndarray | None:
@@ -213,12 +305,20 @@ def _gurobi(c: np.ndarray, cuts: _Cuts, V: int, limit: float | None) -> np.ndarr
         model.Params.MIPGap = 0.0
         if limit is not None:
             model.Params.TimeLimit = float(limit)
+        cb = gp.GRB.Callback
+        started = _START_AFTER is None
 
         def separate(m: Any, where: int) -> None:
-            if where == gp.GRB.Callback.MIPSOL:
+            nonlocal started
+            if where == cb.MIPSOL:
                 val = np.round(np.asarray(m.cbGetSolution(xs)))
                 for idx, rhs in cuts.violated(val):
                     m.cbLazy(gp.quicksum(xs[i] for i in idx) <= rhs)
+            elif not started and where == cb.MIPNODE and m.cbGet(cb.RUNTIME) >= (_START_AFTER or 0.0):
+                started = True  # a hard instance: good routes prune its tree
+                if (found := heuristic(c, cuts, V)) is not None:
+                    m.cbSetSolution(xs, found.tolist())
+                    m.cbUseSolution()
 
         try:
             model.optimize(separate)
@@ -239,6 +339,7 @@ def _highs(c: np.ndarray, cuts: _Cuts, V: int, limit: float | None) -> np.ndarra
 
     from ldopt.solvers.highs import quiet_highs  # noqa: PLC0415
 
+    began = time.perf_counter()
     h = quiet_highs()
     h.setOptionValue("mip_rel_gap", 0.0)
     if limit is not None:
@@ -258,7 +359,12 @@ def _highs(c: np.ndarray, cuts: _Cuts, V: int, limit: float | None) -> np.ndarra
         for idx, rhs in found:
             h.addRow(-np.inf, rhs, len(idx), idx, np.ones(len(idx)))
     h.changeColsIntegrality(m, np.arange(m, dtype=np.int32), np.full(m, highspy.HighsVarType.kInteger))
+    start, asked = None, _START_AFTER is None
     while True:
+        if not asked and time.perf_counter() - began >= (_START_AFTER or 0.0):
+            start, asked = heuristic(c, cuts, V), True  # a hard instance; routes hold every cut
+        if start is not None:
+            h.setSolution(m, np.arange(m, dtype=np.int32), start)
         h.run()
         if h.getModelStatus() == highspy.HighsModelStatus.kInfeasible:
             return None
