@@ -102,9 +102,9 @@ def test_a_start_from_pyvrp_keeps_the_optimum(solver, pyvrp, monkeypatch):
     monkeypatch.setattr(cvrp_routes, "_START_AFTER", None)
     ref = (C * cvrp_routes.routes(C, n, q, cap, most, solver=solver)).sum(1)
     starts: list[np.ndarray | None] = []
-    heuristic = cvrp_routes.heuristic
+    found = cvrp_routes._pyvrp_routes
     monkeypatch.setattr(cvrp_routes, "_START_AFTER", 0.0)
-    monkeypatch.setattr(cvrp_routes, "heuristic", lambda *a: starts.append(heuristic(*a)) or starts[-1])
+    monkeypatch.setattr(cvrp_routes, "_pyvrp_routes", lambda *a: starts.append(found(*a)) or starts[-1])
     x = cvrp_routes.routes(C, n, q, cap, most, solver=solver)
     np.testing.assert_allclose((C * x).sum(1), ref, atol=1e-7)
     assert _is_routes(x, n, q, cap, cvrp.min_vehicles(q, cap), most).all()
@@ -143,7 +143,7 @@ def test_pyvrp_routes_are_routes_and_no_better_than_the_optimum():
         q = rng.uniform(1.0, 5.0, n - 1)
         c = rng.uniform(0.0, 5.0, len(E)) - (2.0 if b % 3 == 0 else 0.0)
         cuts = cvrp_routes._Cuts(n, E, q, cap)
-        x = cvrp_routes.heuristic(c, cuts, most)
+        x = cvrp_routes._pyvrp_routes(c, cuts, most)
         assert x is not None
         assert _is_routes(x[None], n, q, cap, cvrp.min_vehicles(q, cap), most).all()
         best = float(c @ cvrp_routes.routes(c[None], n, q, cap, most, solver="highs")[0])

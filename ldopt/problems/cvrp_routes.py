@@ -10,13 +10,12 @@ lazily inside one branch and cut (the root's fractional cuts below did not help 
 no lazy constraints, so there the loop re-solves the MILP after each round of cuts, after rounds
 on the LP relaxation of the cuts of customer sets grown greedily on its fractional edges (exact
 too, slower). Branch and cut finds good routes late, because its heuristics' routes break cuts it
-has not yet added; so [`heuristic()`][ldopt.problems.cvrp_routes.heuristic] (PyVRP's hybrid
-genetic search, the ``routing`` extra) hands the solver good routes once an instance has taken
-``_START_AFTER`` seconds (sooner would slow the many quick instances down): Gurobi's branch and
-cut takes them as a solution, HiGHS's later MILPs as their start; the optima are the same. Where
-the fewest routes carry the demands only just, [`cvrp_packings`][ldopt.problems.cvrp_packings]
-enumerates them. The compact model's MTZ rows
-have a weak LP relaxation, which makes whole-model solves slow beyond a few customers.
+has not yet added; so the routes of PyVRP's hybrid genetic search (the ``routing`` extra) join the
+solve once an instance has taken ``_START_AFTER`` seconds (sooner would slow the many quick
+instances down): Gurobi's branch and cut takes them as a solution, HiGHS's later MILPs as their
+start; the optima are the same. Where the fewest routes carry the demands only just,
+[`cvrp_packings`][ldopt.problems.cvrp_packings] enumerates them. The compact model's MTZ rows have
+a weak LP relaxation, which makes whole-model solves slow beyond a few customers.
 [`cvrp_exact.Routes`][ldopt.problems.cvrp_exact.Routes] is the solver as the model's exact oracle:
 declared (``Problem.from_pyomo(m, m.c, oracles=[cvrp_exact.Routes])``), ``solver="auto"`` on the
 model uses it everywhere (training optima, validation, regrets).
@@ -179,7 +178,7 @@ _SEARCH = 1000  # PyVRP: iterations without improvement before its search stops
 _SCALE = 10**6  # PyVRP's integer distances and demands: the largest distance, and a unit of demand
 
 
-def heuristic(c: np.ndarray, cuts: _Cuts, V: int) -> np.ndarray | None:
+def _pyvrp_routes(c: np.ndarray, cuts: _Cuts, V: int) -> np.ndarray | None:
     """Good routes (0/1 edges) for the edge costs ``c`` by PyVRP's hybrid genetic search, a
     solution to start the exact solve from; ``None`` where ``pyvrp`` is not installed or its best
     routes do not fit the edge model (fewer than ``cuts.fewest / 2`` routes, or a route of one
@@ -316,7 +315,7 @@ def _gurobi(c: np.ndarray, cuts: _Cuts, V: int, limit: float | None) -> np.ndarr
                     m.cbLazy(gp.quicksum(xs[i] for i in idx) <= rhs)
             elif not started and where == cb.MIPNODE and m.cbGet(cb.RUNTIME) >= (_START_AFTER or 0.0):
                 started = True  # a hard instance: good routes prune its tree
-                if (found := heuristic(c, cuts, V)) is not None:
+                if (found := _pyvrp_routes(c, cuts, V)) is not None:
                     m.cbSetSolution(xs, found.tolist())
                     m.cbUseSolution()
 
@@ -362,7 +361,7 @@ def _highs(c: np.ndarray, cuts: _Cuts, V: int, limit: float | None) -> np.ndarra
     start, asked = None, _START_AFTER is None
     while True:
         if not asked and time.perf_counter() - began >= (_START_AFTER or 0.0):
-            start, asked = heuristic(c, cuts, V), True  # a hard instance; routes hold every cut
+            start, asked = _pyvrp_routes(c, cuts, V), True  # a hard instance; routes hold every cut
         if start is not None:
             h.setSolution(m, np.arange(m, dtype=np.int32), start)
         h.run()
