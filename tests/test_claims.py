@@ -501,18 +501,29 @@ def test_the_index_network_runs_meet_the_targets_they_are_claimed_to(run, target
 
 
 def test_cvrp30_is_caves_seed_and_fleet_and_ld_is_below_caves_plus_there():
-    """docs/results.md's "CVRP30: one seed": the runs are CaVE's CVRP30 (31 nodes, 8 vehicles) on
-    its seed 42 and 200 test instances, and each LD row is below CaVE+'s published 9.13% on that
-    seed and below its own two-stage fit."""
-    for run, method in [("cvrp30", "ld:fy@1:L1:static:mse"), ("cvrp30_index", "ld:spo+:L1:static:mse/20/0.003")]:
+    """docs/results.md's "CVRP30: two seeds": the runs are CaVE's CVRP30 (31 nodes, 8 vehicles) on
+    200 test instances of seeds 42 and 43 (the index network's of seed 42); each LD row is below
+    CaVE+'s published 9.13% on seed 42, CaVE+'s, and below its own two-stage fit on every seed,
+    within 300 s of training; the text's seed 43 figures are the run's."""
+    runs = [("cvrp30", "ld:fy@1:L1:static:mse", 2), ("cvrp30_index", "ld:spo+:L1:static:mse/20/0.003", 1)]
+    for run, method, seeds in runs:
         meta = json.loads((RESULTS / "routing" / run / "results.json").read_text())
         args = meta["args"]
         assert (args["problem"], args["nodes"], args["vehicles"], args["deg"]) == ("cvrp", 31, 8, 4)
-        assert (args["seeds"], args["test"], args["train"]) == (1, 200, 1000)
-        by = {r["method"]: r for r in meta["rows"]}
-        assert {r["seed"] for r in meta["rows"]} == {42}
-        assert by[method]["regret"] < 9.13 and by[method]["regret"] < by["2s"]["regret"]
-        assert by[method]["train_seconds"] <= 300
+        assert (args["seeds"], args["test"], args["train"]) == (seeds, 200, 1000)
+        by = {(r["seed"], r["method"]): r for r in meta["rows"]}
+        assert {seed for seed, _ in by} == set(range(42, 42 + seeds))
+        assert by[42, method]["regret"] < 9.13
+        for seed in range(42, 42 + seeds):
+            assert by[seed, method]["regret"] < by[seed, "2s"]["regret"]
+            assert by[seed, method]["train_seconds"] <= 300
+        if run == "cvrp30":
+            ld, fit, floor = (by[43, m] for m in (method, "2s", "bayes"))
+            text = " ".join(README.split())
+            assert (
+                f"LD(FY) reaches {ld['regret']:.2f}% with {ld['train_seconds']:.0f} s of training, against "
+                f"{fit['regret']:.2f}% for the two-stage fit and {floor['regret']:.2f}% for the floor"
+            ) in text
 
 
 def test_the_cvrp30_seeds_fill_table_is_their_demands():
