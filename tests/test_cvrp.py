@@ -153,8 +153,9 @@ def test_pyvrp_routes_are_routes_and_no_better_than_the_optimum():
 
 
 def test_lone_customers_join_the_route_where_they_add_least():
-    """A route of one customer goes where it adds least among the routes with room for it: into
-    another lone route too; ``None`` where no route has room."""
+    """A route of one customer goes where it adds least among the routes with room for it (into
+    another lone route too), or where none has room, pairs with the customer whose move from a route
+    of three costs least; ``None`` where neither can."""
     rng = np.random.default_rng(0)
     d = rng.uniform(1.0, 2.0, (6, 6))
     d = d + d.T
@@ -168,6 +169,14 @@ def test_lone_customers_join_the_route_where_they_add_least():
     both = cvrp_routes._join_lone([[1], [2], [4, 5]], d, q, 6.0)  # the lone routes join each other
     assert both is not None and sorted(map(sorted, both)) == [[1, 2], [4, 5]]
     assert cvrp_routes._join_lone([[1], [4, 5]], d, q, 6.0) is None  # 5 + 1 + 1 > 6
+    paired = cvrp_routes._join_lone([[1], [2, 3, 5]], d, q, 7.0)  # 7 + 1 > 7: 1 pairs with 2, 3 or 5
+
+    def length(route: list[int]) -> float:
+        return sum(d[a, b] for a, b in itertools.pairwise([0, *route, 0]))
+
+    rest = {w: [v for v in (2, 3, 5) if v != w] for w in (2, 3, 5)}
+    w = min(rest, key=lambda w: length([1, w]) + length(rest[w]))
+    assert paired is not None and sorted(map(sorted, paired)) == sorted([sorted([1, w]), rest[w]])
 
 
 def _cuts(q: np.ndarray) -> cvrp_routes._Cuts:
