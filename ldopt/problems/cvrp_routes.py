@@ -182,7 +182,7 @@ def _pyvrp_routes(c: np.ndarray, cuts: _Cuts, V: int) -> np.ndarray | None:
     """Good routes (0/1 edges) for the edge costs ``c`` by PyVRP's hybrid genetic search, a
     solution to start the exact solve from; ``None`` where ``pyvrp`` is not installed or its best
     routes do not fit the edge model (fewer than ``cuts.fewest / 2`` routes, or a route of one
-    customer that no other route has room for).
+    customer that no move of ``_join_lone`` mends).
 
     PyVRP takes integers: the costs plus a potential per customer (the most negative cost at it,
     which every solution pays twice, so the order of solutions is kept) scaled to ``_SCALE``, the
