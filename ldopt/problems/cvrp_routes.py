@@ -116,6 +116,8 @@ class _Cuts:
         self.weight = np.concatenate(([0.0], q))
         self.inner = E[:, 0] > 0
         self.at = [np.flatnonzero((E[:, 0] == v) | (E[:, 1] == v)).astype(np.int32) for v in range(n)]  # edges at v
+        self.index = np.zeros((n, n), dtype=int)  # the edge of each pair of nodes (the diagonal: none, 0)
+        self.index[E[:, 0], E[:, 1]] = self.index[E[:, 1], E[:, 0]] = np.arange(len(E))
         self.fewest = 2 * cvrp.min_vehicles(q, Q)  # the depot's least degree
 
     def cut(self, inside: np.ndarray, x: np.ndarray, tol: float) -> tuple[np.ndarray, float] | None:
@@ -193,9 +195,9 @@ def _pyvrp_routes(c: np.ndarray, cuts: _Cuts, V: int) -> np.ndarray | None:
         from pyvrp.stop import NoImprovement  # noqa: PLC0415
     except ImportError:
         return None
-    n, E, Q = cuts.n, cuts.E, cuts.Q
-    d = np.zeros((n, n))
-    d[E[:, 0], E[:, 1]] = d[E[:, 1], E[:, 0]] = c
+    n, Q = cuts.n, cuts.Q
+    d = c[cuts.index]
+    np.fill_diagonal(d, 0.0)
     lowest = np.where(np.eye(n, dtype=bool), np.inf, d).min(1)
     pi = np.maximum(0.0, -lowest)
     pi[0] = 0.0
@@ -217,11 +219,10 @@ def _pyvrp_routes(c: np.ndarray, cuts: _Cuts, V: int) -> np.ndarray | None:
     tours = _join_lone([[a.idx + 1 for a in r.schedule() if a.is_client()] for r in best.routes()], d, q, Q)
     if tours is None or not cuts.fewest <= 2 * len(tours) <= 2 * V:
         return None
-    index = {(int(i), int(j)): e for e, (i, j) in enumerate(E)}
-    x = np.zeros(len(E))
+    x = np.zeros(len(c))
     for t in tours:
-        for a, b in pairwise([0, *t, 0]):
-            x[index[min(a, b), max(a, b)]] = 1.0
+        walk = np.array([0, *t, 0])
+        x[cuts.index[walk[:-1], walk[1:]]] = 1.0
     return x
 
 
