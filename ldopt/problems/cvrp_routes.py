@@ -345,8 +345,9 @@ def _highs(c: np.ndarray, cuts: _Cuts, V: int, limit: float | None) -> np.ndarra
     if limit is not None:
         h.setOptionValue("time_limit", float(limit))
     m = len(c)
+    cols = np.arange(m, dtype=np.int32)
     h.addVars(m, np.zeros(m), np.ones(m))
-    h.changeColsCost(m, np.arange(m, dtype=np.int32), c)
+    h.changeColsCost(m, cols, c)
     for v in range(cuts.n):
         idx = cuts.at[v]
         lo, hi = (float(cuts.fewest), 2.0 * V) if v == 0 else (2.0, 2.0)
@@ -358,13 +359,13 @@ def _highs(c: np.ndarray, cuts: _Cuts, V: int, limit: float | None) -> np.ndarra
             break
         for idx, rhs in found:
             h.addRow(-np.inf, rhs, len(idx), idx, np.ones(len(idx)))
-    h.changeColsIntegrality(m, np.arange(m, dtype=np.int32), np.full(m, highspy.HighsVarType.kInteger))
+    h.changeColsIntegrality(m, cols, np.full(m, highspy.HighsVarType.kInteger))
     start, asked = None, _START_AFTER is None
     while True:
         if not asked and time.perf_counter() - began >= (_START_AFTER or 0.0):
             start, asked = _pyvrp_routes(c, cuts, V), True  # a hard instance; routes hold every cut
         if start is not None:
-            h.setSolution(m, np.arange(m, dtype=np.int32), start)
+            h.setSolution(m, cols, start)
         h.run()
         if h.getModelStatus() == highspy.HighsModelStatus.kInfeasible:
             return None
