@@ -506,6 +506,7 @@ def test_cvrp30_is_caves_seed_and_fleet_and_ld_is_below_caves_plus_there():
     CaVE+'s published 9.13% (on seed 42) and below its own two-stage fit on every seed,
     within 300 s of training; the text's figures of the seeds after 42 are the run's."""
     runs = [("cvrp30", "ld:fy@1:L1:static:mse", 5), ("cvrp30_index", "ld:spo+:L1:static:mse/20/0.003", 1)]
+    text = " ".join(README.split())
     for run, method, seeds in runs:
         meta = json.loads((RESULTS / "routing" / run / "results.json").read_text())
         args = meta["args"]
@@ -519,7 +520,6 @@ def test_cvrp30_is_caves_seed_and_fleet_and_ld_is_below_caves_plus_there():
             assert by[seed, method]["train_seconds"] <= 300
         for seed in range(43, 42 + seeds) if run == "cvrp30" else ():
             ld, fit, floor = (by[seed, m] for m in (method, "2s", "bayes"))
-            text = " ".join(README.split())
             assert (
                 f"LD(FY) reaches {ld['regret']:.2f}% with {ld['train_seconds']:.0f} s of training, against "
                 f"{fit['regret']:.2f}% for the two-stage fit and {floor['regret']:.2f}% for the floor"

@@ -151,9 +151,9 @@ class _Cuts:
     def fractional(self, x: np.ndarray) -> list[tuple[np.ndarray, float]]:
         """Violated cuts of customer sets grown greedily on a fractional ``x``: from each customer,
         add the customer most tied to the set (``Σ x`` between them) while any is tied."""
-        n, E = self.n, self.E
-        tie = np.zeros((n, n))
-        tie[E[:, 0], E[:, 1]] = tie[E[:, 1], E[:, 0]] = x
+        n = self.n
+        tie = x[self.index]
+        np.fill_diagonal(tie, 0.0)
         tie[0], tie[:, 0] = 0.0, 0.0
         found: dict[bytes, tuple[np.ndarray, float]] = {}
         for start in range(1, n):
