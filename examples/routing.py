@@ -554,16 +554,6 @@ def main() -> None:
     rows: list[dict] = []
     if saved.exists():  # resume: keep the (seed, method) rows a run with the same settings finished
         old = json.loads(saved.read_text())
-        old["args"].setdefault("epochs_2s", 2 * old["args"]["epochs"])  # runs before --epochs-2s: twice --epochs
-        old["args"].setdefault("problem", "tsp")  # runs before --problem: the TSP
-        old["args"].setdefault("model", "linear")  # runs before --model and --patience: linear, not validated
-        old["args"].setdefault("patience", None)
-        old["args"].setdefault("relaxation", "k-forest")  # runs before --relaxation: the k-forest
-        old["args"].setdefault("lr_2s", LR)  # runs before --lr-2s and --eval-every
-        old["args"].setdefault("eval_every", 1)
-        old["args"].setdefault("grid", 5)  # runs before --problem sp
-        old["args"].setdefault("bands", None)
-        old["args"].setdefault("vehicles", cvrp.VEHICLES)  # runs before --vehicles: CVRP20's five
         kept = ("seeds", "out", "methods") + (("relaxation", "vehicles") if a.problem != "cvrp" else ())  # CVRP's own
         theirs = {k: v for k, v in old["args"].items() if k not in kept}
         ours = {k: v for k, v in vars(a).items() if k not in kept}
