@@ -10,7 +10,6 @@ import json
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import highspy
 import numpy as np
@@ -541,7 +540,7 @@ def test_gurobi_refusal_is_clear_when_missing(monkeypatch):
 def test_the_routing_example_runs_a_cvrp(tmp_path):
     """`examples/routing.py --problem cvrp` on a small instance: a table with CaVE's rows; its test
     optima are those of its fleet (``--vehicles``), and a rerun with another fleet is refused."""
-    script = Path(__file__).resolve().parents[1] / "examples" / "routing.py"
+    routing, script = _routing_example()
     args = [sys.executable, str(script), "--problem", "cvrp", "--nodes", "8", "--train", "40", "--test", "20"]
     args += ["--epochs", "1", "--iterations", "10", "--out", str(tmp_path), "--methods", "2s", "ld:spo+:L1:static"]
     subprocess.run([*args, "--seeds", "1", "--vehicles", "3"], check=True, capture_output=True, timeout=300)
@@ -549,7 +548,6 @@ def test_the_routing_example_runs_a_cvrp(tmp_path):
     assert [r["seed"] for r in rows] == [42, 42] and all(r["regret"] >= -1e-9 for r in rows)
     table = (tmp_path / "table.md").read_text()
     assert table.startswith("CVRP7 deg 4") and "LD(SPO+, L1, main: the routes block (k-forest))" in table
-    routing, _ = _routing_example()
     c_te = routing.split(8, 4, 42, 40, 100, 20, "cvrp")[5]
     arrays, header = cache.load(tmp_path / "optima" / "seed42.npz")
     q = cvrp.demands(42, 7)
