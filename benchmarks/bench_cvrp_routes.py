@@ -1,10 +1,11 @@
 """Exact CVRP routes with today's rules against a baseline, in one process.
 
-Today's rules: the capacity cuts of every union of components, HiGHS's rounds of fractional cuts on
-the LP relaxation, the enumeration of tight packings, and PyVRP's routes as a start once an
-instance has taken ``_START_AFTER`` seconds. ``--against previous`` (the default) is the previous
-rule: a cut for each violating component alone, nothing else;
-``--against no-start`` is today's rules without PyVRP's start.
+Today's rules: the capacity cuts of every union of components, rounds of fractional cuts on the LP
+relaxation (HiGHS: before its first MILP; Gurobi: once an instance has taken ``_CUTS_AFTER``
+seconds), the enumeration of tight packings, and PyVRP's routes as a start once an instance has
+taken ``_START_AFTER`` seconds. ``--against previous`` (the default) is the previous rule: a cut for
+each violating component alone, nothing else; ``--against no-start`` is today's rules without
+PyVRP's start; ``--against no-root-cuts`` without the LP relaxation's cuts on Gurobi.
 
 CaVE's CVRP (capacity 30, ``np.random.rand(nodes - 1) * 10`` demands of seed ``s``; CVRP20: 21
 nodes and 5 vehicles, CVRP30: 31 nodes and 8) on the first instances of PyEPO's costs for seed
@@ -42,20 +43,26 @@ from ldopt.solvers.registry import backend
 OUT = Path(__file__).parent / "results" / "cvrp_routes.json"
 
 
-Rules = Literal["today", "previous", "no-start"]
-TODAY = (cvrp_routes._UNIONS, cvrp_routes._ROOT_ROUNDS, cvrp_packings._MOST, cvrp_routes._START_AFTER)
+Rules = Literal["today", "previous", "no-start", "no-root-cuts"]
+TODAY = (
+    cvrp_routes._UNIONS, cvrp_routes._ROOT_ROUNDS, cvrp_packings._MOST, cvrp_routes._START_AFTER,
+    cvrp_routes._CUTS_AFTER,
+)  # fmt: skip
 
 
 def use(rules: Rules) -> None:
     """Set ``cvrp_routes``'s rules."""
-    unions, rounds, most, start = TODAY
+    unions, rounds, most, start, cuts = TODAY
     if rules == "previous":
-        unions, rounds, most, start = 0, 0, 0, None
+        unions, rounds, most, start, cuts = 0, 0, 0, None, None
     elif rules == "no-start":
         start = None
-    cvrp_routes._UNIONS, cvrp_routes._ROOT_ROUNDS, cvrp_packings._MOST, cvrp_routes._START_AFTER = (
-        unions, rounds, most, start
-    )  # fmt: skip
+    elif rules == "no-root-cuts":
+        cuts = None
+    (
+        cvrp_routes._UNIONS, cvrp_routes._ROOT_ROUNDS, cvrp_packings._MOST, cvrp_routes._START_AFTER,
+        cvrp_routes._CUTS_AFTER,
+    ) = (unions, rounds, most, start, cuts)  # fmt: skip
 
 
 def timed(
@@ -80,7 +87,8 @@ def main() -> None:
     ap.add_argument("--gurobi", type=int, default=40, help="instances per seed for Gurobi (0: none)")
     ap.add_argument("--highs", type=int, default=2, help="instances per seed for HiGHS (0: none)")
     ap.add_argument("--limit", type=float, default=None, help="seconds per instance for the baseline")
-    ap.add_argument("--against", choices=["previous", "no-start"], default="previous", help="the baseline's rules")
+    rules = ["previous", "no-start", "no-root-cuts"]
+    ap.add_argument("--against", choices=rules, default="previous", help="the baseline's rules")
     ap.add_argument("--nodes", type=int, default=21, help="nodes, the depot included")
     ap.add_argument("--vehicles", type=int, default=cvrp.VEHICLES, help="the most vehicles")
     ap.add_argument("--out", type=Path, default=OUT, help="the JSON file to write")

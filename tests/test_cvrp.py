@@ -85,8 +85,9 @@ def test_routes_are_optimal_and_feasible(small, solver, enumerate_, monkeypatch)
 @pytest.mark.parametrize("solver", ["highs", "gurobi"])
 def test_a_start_from_pyvrp_keeps_the_optimum(solver, pyvrp, monkeypatch):
     """The cut loop started at once from PyVRP's routes (or, where pyvrp is not installed, from
-    none) reaches the optima of the cut loop without a start, on 12 instances of 8 customers with
-    room for a fourth route (some costs negative); the starts were routes on most of them."""
+    none) and, on Gurobi, the LP relaxation's cuts reaches the optima of the cut loop without
+    either, on 12 instances of 8 customers with room for a fourth route (some costs negative); the
+    starts were routes on most of them."""
     if solver == "gurobi" and not _gurobi_ok():
         pytest.skip("gurobipy is not installed or has no licence")
     if pyvrp == "installed":
@@ -99,15 +100,20 @@ def test_a_start_from_pyvrp_keeps_the_optimum(solver, pyvrp, monkeypatch):
     C = rng.uniform(0.0, 5.0, (12, n * (n - 1) // 2)) - np.repeat([0.0, 2.0], 6)[:, None]
     monkeypatch.setattr(cvrp_packings, "_MOST", 0)  # the cut loop alone
     monkeypatch.setattr(cvrp_routes, "_START_AFTER", None)
+    monkeypatch.setattr(cvrp_routes, "_CUTS_AFTER", None)
     ref = (C * cvrp_routes.routes(C, n, q, cap, most, solver=solver)).sum(1)
     starts: list[np.ndarray | None] = []
-    found = cvrp_routes._pyvrp_routes
+    lp_cuts: list[list] = []
+    found, root_cuts = cvrp_routes._pyvrp_routes, cvrp_routes._root_cuts
     monkeypatch.setattr(cvrp_routes, "_START_AFTER", 0.0)
+    monkeypatch.setattr(cvrp_routes, "_CUTS_AFTER", 0.0)
     monkeypatch.setattr(cvrp_routes, "_pyvrp_routes", lambda *a: starts.append(found(*a)) or starts[-1])
+    monkeypatch.setattr(cvrp_routes, "_root_cuts", lambda *a: lp_cuts.append(root_cuts(*a)) or lp_cuts[-1])
     x = cvrp_routes.routes(C, n, q, cap, most, solver=solver)
     np.testing.assert_allclose((C * x).sum(1), ref, atol=1e-7)
     assert _is_routes(x, n, q, cap, cvrp.min_vehicles(q, cap), most).all()
     assert len(starts) >= (len(C) if solver == "highs" else 1)  # Gurobi: once the root has a node callback
+    assert len(lp_cuts) == len(C) if solver == "highs" else sum(map(len, lp_cuts)) >= 1
     given = [s for s in starts if s is not None]
     assert len(given) >= (0.75 * len(starts) if pyvrp == "installed" else 0) and (pyvrp == "installed" or not given)
 
@@ -228,6 +234,40 @@ def test_fractional_cuts_are_violated_and_valid(small):
             assert x[idx].sum() > rhs + 1e-3
             assert (routes[:, idx].sum(1) <= rhs + 1e-9).all()
     assert found >= 10  # the degree rows alone leave subtours and overloads: cuts to check
+
+
+def test_root_cuts_hold_at_every_optimum_and_raise_the_lp_bound(small):
+    """The rounds of ``_root_cuts`` on 30 random costs: each cut holds at every optimal route set
+    of 40 other costs (valid), and the LP relaxation with them lies between the degree rows' LP
+    and the instance's optimum (a bound, and no weaker), strictly above the former on some."""
+    _, q, _ = small
+    cuts = _cuts(q)
+    rng = np.random.default_rng(12)
+    routes = cvrp_routes.routes(rng.uniform(0.0, 5.0, (40, 21)), N, q, Q, V, solver="highs")
+    C = rng.uniform(0.0, 5.0, (30, 21))
+    best = (C * cvrp_routes.routes(C, N, q, Q, V, solver="highs")).sum(1)
+
+    def lp(c: np.ndarray, rows: list) -> float:
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.addVars(21, np.zeros(21), np.ones(21))
+        h.changeColsCost(21, np.arange(21, dtype=np.int32), c)
+        for idx, lo, hi in cvrp_routes._degree_rows(cuts, V):
+            h.addRow(lo, hi, len(idx), idx, np.ones(len(idx)))
+        for idx, rhs in rows:
+            h.addRow(-np.inf, rhs, len(idx), idx, np.ones(len(idx)))
+        h.run()
+        return h.getInfo().objective_function_value
+
+    raised = 0
+    for c, z in zip(C, best, strict=True):
+        rows = cvrp_routes._root_cuts(c, cuts, V)
+        for idx, rhs in rows:
+            assert (routes[:, idx].sum(1) <= rhs + 1e-9).all()
+        plain, cut = lp(c, []), lp(c, rows)
+        assert plain - 1e-7 <= cut <= z + 1e-7
+        raised += cut > plain + 1e-6
+    assert raised >= 5  # 8 of the 30 here
 
 
 def _partitions_by_brute_force(q: np.ndarray, Q: float, k: int) -> set[frozenset]:

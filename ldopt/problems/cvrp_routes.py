@@ -173,9 +173,11 @@ class _Cuts:
 
 # benchmarks/bench_cvrp_routes.py sets both to 0 for the previous rule
 _UNIONS = 10  # the most components whose every union is checked (2^10 − 1 sets); 0: each alone
-_ROOT_ROUNDS = 50  # HiGHS: the most rounds of cuts on the LP relaxation
+_ROOT_ROUNDS = 50  # the most rounds of cuts on the LP relaxation
 # benchmarks/bench_cvrp_routes.py sets it to None for the solve without a start
 _START_AFTER: float | None = 0.3  # seconds of an instance's solve before PyVRP's routes join it
+# benchmarks/bench_cvrp_routes.py sets it to None for Gurobi's solve without them
+_CUTS_AFTER: float | None = 0.3  # Gurobi: seconds of an instance's solve before the LP relaxation's cuts join it
 _SEARCH = 1000  # PyVRP: iterations without improvement before its search stops
 _SCALE = 10**6  # PyVRP's integer distances and demands: the largest distance, and a unit of demand
 
@@ -280,6 +282,40 @@ class _SizeLimited(Exception):
     """Gurobi's size-limited licence refused the model."""
 
 
+def _degree_rows(cuts: _Cuts, V: int) -> list[tuple[np.ndarray, float, float]]:
+    """``(edges, lower, upper)`` of the degree rows: the depot's between ``cuts.fewest`` and ``2V``,
+    each customer's exactly 2."""
+    return [(cuts.at[0], float(cuts.fewest), 2.0 * V)] + [(cuts.at[v], 2.0, 2.0) for v in range(1, cuts.n)]
+
+
+def _root_cuts(c: np.ndarray, cuts: _Cuts, V: int) -> list[tuple[np.ndarray, float]]:
+    """The cuts of ``cuts.fractional`` on the LP relaxation (the degree rows and the cuts so far),
+    round after round (at most ``_ROOT_ROUNDS``) until a round finds none: HiGHS's MILPs start with
+    them, Gurobi's branch and cut takes them once an instance has taken ``_CUTS_AFTER`` seconds."""
+    import highspy  # noqa: PLC0415
+
+    from ldopt.solvers.highs import quiet_highs  # noqa: PLC0415
+
+    h = quiet_highs()
+    m = len(c)
+    h.addVars(m, np.zeros(m), np.ones(m))
+    h.changeColsCost(m, np.arange(m, dtype=np.int32), c)
+    for idx, lo, hi in _degree_rows(cuts, V):
+        h.addRow(lo, hi, len(idx), idx, np.ones(len(idx)))
+    out: list[tuple[np.ndarray, float]] = []
+    for _ in range(_ROOT_ROUNDS):
+        h.run()
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            break
+        found = cuts.fractional(np.asarray(h.getSolution().col_value))
+        if not found:
+            break
+        for idx, rhs in found:
+            h.addRow(-np.inf, rhs, len(idx), idx, np.ones(len(idx)))
+        out += found
+    return out
+
+
 def _gurobi(c: np.ndarray, cuts: _Cuts, V: int, limit: float | None) -> np.ndarray | None:
     """Gurobi with the cuts added lazily in one branch and cut."""
     import gurobipy as gp  # noqa: PLC0415
@@ -294,31 +330,36 @@ def _gurobi(c: np.ndarray, cuts: _Cuts, V: int, limit: float | None) -> np.ndarr
     with gp.Model(env=env) as model:
         x = model.addMVar(len(c), vtype=gp.GRB.BINARY, obj=c)
         xs = x.tolist()
-        for v in range(cuts.n):
-            at = gp.quicksum(xs[e] for e in cuts.at[v])
-            if v == 0:
-                model.addConstr(at >= cuts.fewest)
-                model.addConstr(at <= 2 * V)
+        for idx, lo, hi in _degree_rows(cuts, V):
+            at = gp.quicksum(xs[e] for e in idx)
+            if lo == hi:
+                model.addConstr(at == lo)
             else:
-                model.addConstr(at == 2)
+                model.addConstr(at >= lo)
+                model.addConstr(at <= hi)
         model.Params.LazyConstraints = 1
         model.Params.MIPGap = 0.0
         if limit is not None:
             model.Params.TimeLimit = float(limit)
         cb = gp.GRB.Callback
-        started = _START_AFTER is None
+        due = {"cuts": _CUTS_AFTER, "start": _START_AFTER}  # what joins a hard instance, and when
 
         def separate(m: Any, where: int) -> None:
-            nonlocal started
             if where == cb.MIPSOL:
                 val = np.round(np.asarray(m.cbGetSolution(xs)))
                 for idx, rhs in cuts.violated(val):
                     m.cbLazy(gp.quicksum(xs[i] for i in idx) <= rhs)
-            elif not started and where == cb.MIPNODE and m.cbGet(cb.RUNTIME) >= (_START_AFTER or 0.0):
-                started = True  # a hard instance: good routes prune its tree
-                if (found := _pyvrp_routes(c, cuts, V)) is not None:
-                    m.cbSetSolution(xs, found.tolist())
-                    m.cbUseSolution()
+            elif where == cb.MIPNODE and any(t is not None for t in due.values()):
+                now = m.cbGet(cb.RUNTIME)
+                if due["cuts"] is not None and now >= due["cuts"]:
+                    due["cuts"] = None  # a hard instance: the LP relaxation's cuts tighten its tree's bound
+                    for idx, rhs in _root_cuts(c, cuts, V):
+                        m.cbLazy(gp.quicksum(xs[i] for i in idx) <= rhs)
+                if due["start"] is not None and now >= due["start"]:
+                    due["start"] = None  # good routes prune its tree
+                    if (found := _pyvrp_routes(c, cuts, V)) is not None:
+                        m.cbSetSolution(xs, found.tolist())
+                        m.cbUseSolution()
 
         try:
             model.optimize(separate)
@@ -348,17 +389,10 @@ def _highs(c: np.ndarray, cuts: _Cuts, V: int, limit: float | None) -> np.ndarra
     cols = np.arange(m, dtype=np.int32)
     h.addVars(m, np.zeros(m), np.ones(m))
     h.changeColsCost(m, cols, c)
-    for v in range(cuts.n):
-        idx = cuts.at[v]
-        lo, hi = (float(cuts.fewest), 2.0 * V) if v == 0 else (2.0, 2.0)
+    for idx, lo, hi in _degree_rows(cuts, V):
         h.addRow(lo, hi, len(idx), idx, np.ones(len(idx)))
-    for _ in range(_ROOT_ROUNDS):  # the LP relaxation's cuts first, then the MILP's
-        h.run()
-        found = cuts.fractional(np.asarray(h.getSolution().col_value))
-        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal or not found:
-            break
-        for idx, rhs in found:
-            h.addRow(-np.inf, rhs, len(idx), idx, np.ones(len(idx)))
+    for idx, rhs in _root_cuts(c, cuts, V):  # the LP relaxation's cuts first, then the MILP's
+        h.addRow(-np.inf, rhs, len(idx), idx, np.ones(len(idx)))
     h.changeColsIntegrality(m, cols, np.full(m, highspy.HighsVarType.kInteger))
     start, asked = None, _START_AFTER is None
     while True:
