@@ -559,6 +559,21 @@ def test_the_pyvrp_start_table_is_the_benchmarks():
     assert table == want
 
 
+def test_the_root_cuts_cvrp20_row_is_the_benchmark():
+    """docs/results.md's CVRP20 row of Gurobi with and without the LP relaxation's cuts is
+    ``cvrp20_routes_root_cuts.json`` (``bench_cvrp_routes.py --against no-root-cuts``): the means
+    weighted by instances, the ratio, the seeds' range of ratios, and the same optima."""
+    rows = json.loads((RESULTS / "cvrp20_routes_root_cuts.json").read_text())["rows"]
+    assert all(r["baseline"] == "no-root-cuts" and r["same_optima"] and r["solver"] == "gurobi" for r in rows)
+    count = sum(r["instances"] for r in rows)
+    before, after = (sum(r[k] * r["instances"] for r in rows) / count for k in ("baseline_s", "new_s"))
+    seeds = f"{rows[0]['seed']}–{rows[-1]['seed']}, {rows[0]['instances']} each"
+    row = f"| CVRP20 seeds {seeds} (mean per instance) | {before:.3f} | {after:.3f} | {before / after:.1f}× |"
+    assert row in README
+    low, high = min(r["ratio"] for r in rows), max(r["ratio"] for r in rows)
+    assert f"CVRP20's seeds ranged from {low:.1f}× to {high:.1f}×" in README
+
+
 def test_the_tsp50_index_seeds_over_120_s_train_within_it_alone_to_the_same_regret():
     """docs/results.md's TSP50 index rows: the seeds whose training went over 120 s beside other runs
     (part 2's budget), retrained one at a time by ``bench_index_training_time.py``, train within

@@ -6,16 +6,19 @@ model does: the degree rows' MILP, and the rounded capacity cut ``Σ_{e⊆S} x_e
 customer components that violates it, until every component is a route within capacity (then
 the solution is optimal: every cut is valid). Unions, not only the components that are cycles
 or carry more than ``Q``, solve faster (``benchmarks/bench_cvrp_routes.py``). Gurobi adds them
-lazily inside one branch and cut (the root's fractional cuts below did not help it); HiGHS has
-no lazy constraints, so there the loop re-solves the MILP after each round of cuts, after rounds
-on the LP relaxation of the cuts of customer sets grown greedily on its fractional edges (exact
-too, slower). Branch and cut finds good routes late, because its heuristics' routes break cuts it
-has not yet added; so the routes of PyVRP's hybrid genetic search (the ``routing`` extra) join the
-solve once an instance has taken ``_START_AFTER`` seconds (sooner would slow the many quick
-instances down): Gurobi's branch and cut takes them as a solution, HiGHS's later MILPs as their
-start; the optima are the same. Where the fewest routes carry the demands only just,
-[`cvrp_packings`][ldopt.problems.cvrp_packings] enumerates them. The compact model's MTZ rows have
-a weak LP relaxation, which makes whole-model solves slow beyond a few customers.
+lazily inside one branch and cut; HiGHS has no lazy constraints, so there the loop re-solves the
+MILP after each round of cuts. Both also take the cuts of customer sets grown greedily on the LP
+relaxation's fractional edges, round after round until a round finds none: HiGHS before its first
+MILP, Gurobi once an instance has taken ``_CUTS_AFTER`` seconds (from the start they slowed
+CVRP20's quick instances; they nearly halve CVRP30's fullest seed's time:
+``benchmarks/bench_cvrp_routes.py --against no-root-cuts``). Branch and cut finds good routes late,
+because its heuristics' routes break cuts it has not yet added; so the routes of PyVRP's hybrid
+genetic search (the ``routing`` extra) join the solve once an instance has taken ``_START_AFTER``
+seconds (sooner would slow the many quick instances down): Gurobi's branch and cut takes them as
+a solution, HiGHS's later MILPs as their start; the optima are the same. Where the fewest routes
+carry the demands only just, [`cvrp_packings`][ldopt.problems.cvrp_packings] enumerates them. The
+compact model's MTZ rows have a weak LP relaxation, which makes whole-model solves slow beyond a
+few customers.
 [`cvrp_exact.Routes`][ldopt.problems.cvrp_exact.Routes] is the solver as the model's exact oracle:
 declared (``Problem.from_pyomo(m, m.c, oracles=[cvrp_exact.Routes])``), ``solver="auto"`` on the
 model uses it everywhere (training optima, validation, regrets).
