@@ -31,7 +31,7 @@ import argparse
 import json
 import time
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 
@@ -87,8 +87,8 @@ def main() -> None:
     ap.add_argument("--gurobi", type=int, default=40, help="instances per seed for Gurobi (0: none)")
     ap.add_argument("--highs", type=int, default=2, help="instances per seed for HiGHS (0: none)")
     ap.add_argument("--limit", type=float, default=None, help="seconds per instance for the baseline")
-    rules = ["previous", "no-start", "no-root-cuts"]
-    ap.add_argument("--against", choices=rules, default="previous", help="the baseline's rules")
+    baselines = [r for r in get_args(Rules) if r != "today"]
+    ap.add_argument("--against", choices=baselines, default="previous", help="the baseline's rules")
     ap.add_argument("--nodes", type=int, default=21, help="nodes, the depot included")
     ap.add_argument("--vehicles", type=int, default=cvrp.VEHICLES, help="the most vehicles")
     ap.add_argument("--out", type=Path, default=OUT, help="the JSON file to write")

@@ -11,7 +11,6 @@ import subprocess
 import sys
 import time
 
-import highspy
 import numpy as np
 import pytest
 import torch
@@ -220,13 +219,7 @@ def test_fractional_cuts_are_violated_and_valid(small):
     routes = cvrp_routes.routes(rng.uniform(0.0, 5.0, (40, 21)), N, q, Q, V)
     found = 0
     for c in rng.uniform(0.0, 5.0, (100, 21)):
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        h.addVars(21, np.zeros(21), np.ones(21))
-        h.changeColsCost(21, np.arange(21, dtype=np.int32), c)
-        for v in range(N):
-            lo, hi = (float(cuts.fewest), 2.0 * V) if v == 0 else (2.0, 2.0)
-            h.addRow(lo, hi, len(cuts.at[v]), cuts.at[v], np.ones(len(cuts.at[v])))
+        h = cvrp_routes._lp(c, cuts, V)
         h.run()
         x = np.asarray(h.getSolution().col_value)
         for idx, rhs in cuts.fractional(x):
@@ -248,12 +241,7 @@ def test_root_cuts_hold_at_every_optimum_and_raise_the_lp_bound(small):
     best = (C * cvrp_routes.routes(C, N, q, Q, V, solver="highs")).sum(1)
 
     def lp(c: np.ndarray, rows: list) -> float:
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        h.addVars(21, np.zeros(21), np.ones(21))
-        h.changeColsCost(21, np.arange(21, dtype=np.int32), c)
-        for idx, lo, hi in cvrp_routes._degree_rows(cuts, V):
-            h.addRow(lo, hi, len(idx), idx, np.ones(len(idx)))
+        h = cvrp_routes._lp(c, cuts, V)
         for idx, rhs in rows:
             h.addRow(-np.inf, rhs, len(idx), idx, np.ones(len(idx)))
         h.run()
@@ -261,7 +249,7 @@ def test_root_cuts_hold_at_every_optimum_and_raise_the_lp_bound(small):
 
     raised = 0
     for c, z in zip(C, best, strict=True):
-        rows = cvrp_routes._root_cuts(c, cuts, V)
+        rows = cvrp_routes._root_cuts(cvrp_routes._lp(c, cuts, V), cuts)
         for idx, rhs in rows:
             assert (routes[:, idx].sum(1) <= rhs + 1e-9).all()
         plain, cut = lp(c, []), lp(c, rows)

@@ -291,12 +291,8 @@ def _degree_rows(cuts: _Cuts, V: int) -> list[tuple[np.ndarray, float, float]]:
     return [(cuts.at[0], float(cuts.fewest), 2.0 * V)] + [(cuts.at[v], 2.0, 2.0) for v in range(1, cuts.n)]
 
 
-def _root_cuts(c: np.ndarray, cuts: _Cuts, V: int) -> list[tuple[np.ndarray, float]]:
-    """The cuts of ``cuts.fractional`` on the LP relaxation (the degree rows and the cuts so far),
-    round after round (at most ``_ROOT_ROUNDS``) until a round finds none: HiGHS's MILPs start with
-    them, Gurobi's branch and cut takes them once an instance has taken ``_CUTS_AFTER`` seconds."""
-    import highspy  # noqa: PLC0415
-
+def _lp(c: np.ndarray, cuts: _Cuts, V: int) -> Any:
+    """HiGHS's LP relaxation (``0 ≤ x ≤ 1``) of the degree rows for the edge costs ``c``."""
     from ldopt.solvers.highs import quiet_highs  # noqa: PLC0415
 
     h = quiet_highs()
@@ -305,6 +301,16 @@ def _root_cuts(c: np.ndarray, cuts: _Cuts, V: int) -> list[tuple[np.ndarray, flo
     h.changeColsCost(m, np.arange(m, dtype=np.int32), c)
     for idx, lo, hi in _degree_rows(cuts, V):
         h.addRow(lo, hi, len(idx), idx, np.ones(len(idx)))
+    return h
+
+
+def _root_cuts(h: Any, cuts: _Cuts) -> list[tuple[np.ndarray, float]]:
+    """The cuts of ``cuts.fractional`` on the HiGHS model ``h`` solved as an LP, round after round
+    (at most ``_ROOT_ROUNDS``) until a round finds none, each round's added to ``h`` as rows:
+    HiGHS's MILPs start with them, Gurobi's branch and cut takes them once an instance has taken
+    ``_CUTS_AFTER`` seconds."""
+    import highspy  # noqa: PLC0415
+
     out: list[tuple[np.ndarray, float]] = []
     for _ in range(_ROOT_ROUNDS):
         h.run()
@@ -356,7 +362,7 @@ def _gurobi(c: np.ndarray, cuts: _Cuts, V: int, limit: float | None) -> np.ndarr
                 now = m.cbGet(cb.RUNTIME)
                 if due["cuts"] is not None and now >= due["cuts"]:
                     due["cuts"] = None  # a hard instance: the LP relaxation's cuts tighten its tree's bound
-                    for idx, rhs in _root_cuts(c, cuts, V):
+                    for idx, rhs in _root_cuts(_lp(c, cuts, V), cuts):
                         m.cbLazy(gp.quicksum(xs[i] for i in idx) <= rhs)
                 if due["start"] is not None and now >= due["start"]:
                     due["start"] = None  # good routes prune its tree
@@ -381,21 +387,14 @@ def _highs(c: np.ndarray, cuts: _Cuts, V: int, limit: float | None) -> np.ndarra
     """HiGHS: the MILP re-solved after each round of cuts on one persistent model."""
     import highspy  # noqa: PLC0415
 
-    from ldopt.solvers.highs import quiet_highs  # noqa: PLC0415
-
     began = time.perf_counter()
-    h = quiet_highs()
+    h = _lp(c, cuts, V)
     h.setOptionValue("mip_rel_gap", 0.0)
     if limit is not None:
         h.setOptionValue("time_limit", float(limit))
+    _root_cuts(h, cuts)  # the LP relaxation's cuts first, then the MILP's
     m = len(c)
     cols = np.arange(m, dtype=np.int32)
-    h.addVars(m, np.zeros(m), np.ones(m))
-    h.changeColsCost(m, cols, c)
-    for idx, lo, hi in _degree_rows(cuts, V):
-        h.addRow(lo, hi, len(idx), idx, np.ones(len(idx)))
-    for idx, rhs in _root_cuts(c, cuts, V):  # the LP relaxation's cuts first, then the MILP's
-        h.addRow(-np.inf, rhs, len(idx), idx, np.ones(len(idx)))
     h.changeColsIntegrality(m, cols, np.full(m, highspy.HighsVarType.kInteger))
     start, asked = None, _START_AFTER is None
     while True:
