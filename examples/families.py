@@ -22,7 +22,7 @@ import argparse
 from pathlib import Path
 
 from ldopt_experiments import RunOptions, cli, protocol_dual
-from ldopt_experiments.arguments import integer_at_least
+from ldopt_experiments.arguments import add_resume, integer_at_least
 from ldopt_experiments.protocol import FAMILIES
 
 
@@ -42,7 +42,7 @@ def main() -> None:
     ap.add_argument("--workers", type=integer_at_least(1), default=None, help="threads (default: every core)")
     ap.add_argument("--out", default="results/families")
     ap.add_argument("--methods", nargs="+", default=None, help="methods (default: MSE, SPO+ where it fits, the two LD)")
-    ap.add_argument("--resume", action="store_true", help="keep the runs already saved and train only the others")
+    add_resume(ap)
     a = ap.parse_args()
     root = Path(a.out)
     for family in a.family:

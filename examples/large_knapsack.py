@@ -17,6 +17,7 @@ to ``--out`` (``stages.png``).
 
     python examples/large_knapsack.py                 # about 25 minutes on 2 cores
     python examples/large_knapsack.py --budget 30     # quicker
+    python examples/large_knapsack.py --resume        # after a stop: trains only the methods not saved
     python examples/large_knapsack.py --items 5000 --rows 50 --methods ld:spo+:multiple:L1 \
         --time-limit 5 --budget 600 --certify-iterations 0   # n = 5000, m = 50: about an hour
 """
@@ -28,8 +29,9 @@ import json
 import time
 from pathlib import Path
 
+from ldopt.runtime.cache import write_text
 from ldopt_experiments import RunOptions, knapsack_setup, load_rows, protocol_dual
-from ldopt_experiments.arguments import integer_at_least, positive_number
+from ldopt_experiments.arguments import add_resume, integer_at_least, positive_number
 from ldopt_experiments.cli import example
 from ldopt_experiments.plots import plot_stages
 
@@ -60,6 +62,7 @@ def main() -> None:
     ap.add_argument("--workers", type=integer_at_least(1), default=None, help="threads (default: every core)")
     ap.add_argument("--methods", nargs="+", default=METHODS)
     ap.add_argument("--out", default="results/large_knapsack")
+    add_resume(ap)
     a = ap.parse_args()
     t0 = time.perf_counter()
     setup = knapsack_setup(a.items, dim=a.rows, train=a.train, val=a.val, test=a.test)
@@ -75,6 +78,7 @@ def main() -> None:
             certify=a.certify_iterations > 0,
             certify_iterations=max(1, a.certify_iterations),
             curve_instances=0,
+            resume=a.resume,
         ),
     )
     meta = json.loads((Path(a.out) / "meta.json").read_text())
@@ -85,7 +89,7 @@ def main() -> None:
         print(f"  {name:45s} {sec:8.1f}")
     print(f"  {'total (with tables and plots)':45s} {total:8.1f}")
     meta.update(data_s=data_s, total_s=total)
-    (Path(a.out) / "meta.json").write_text(json.dumps(meta, indent=1, default=str))
+    write_text(Path(a.out) / "meta.json", json.dumps(meta, indent=1, default=str))
     plot_stages(
         stages, Path(a.out) / "stages.png", title=f"MKP n={a.items}, m={a.rows}: {a.train}/{a.val}/{a.test} instances"
     )

@@ -173,13 +173,24 @@ def experiment_parser(prog: str = "ldopt experiment") -> argparse.ArgumentParser
         help="test instances for the budget curves (0: none); default 200",
     )
     ap.add_argument("--out", default="results", help="output folder; default results")
+    add_resume(ap)
+    ap.add_argument("--quiet", action="store_true", help="no progress bars or per-run lines")
+    return ap
+
+
+def add_resume(ap: argparse.ArgumentParser) -> None:
+    """``--resume``, for the runner's command and the examples that run through it.
+
+    Parameters
+    ----------
+    ap
+        The parser to add it to.
+    """
     ap.add_argument(
         "--resume",
         action="store_true",
         help="keep the runs already saved in --out and train only the others (an interrupted run goes on)",
     )
-    ap.add_argument("--quiet", action="store_true", help="no progress bars or per-run lines")
-    return ap
 
 
 def dynamic_option(text: str) -> DynamicMultipliers:

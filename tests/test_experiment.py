@@ -7,6 +7,7 @@ import json
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -455,3 +456,54 @@ def test_the_library_never_imports_the_harness(tmp_path):
     assert importlib.util.find_spec("ldopt_torch.experiment") is None
     cmd = [sys.executable, "-m", "ldopt_experiments", "experiment", "--help"]
     assert "--methods" in subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+
+
+def test_the_pyepo_knapsack_example_resumes_to_the_rows_of_one_run(tmp_path):
+    """`examples/pyepo_large_knapsack.py` on 10 training and 5 test instances of PyEPO's MPAX
+    knapsack: every row's regret lies in its certified interval; a rerun with one more method keeps
+    the finished rows, loads the test optima from ``<out>/cache`` instead of solving them, and
+    trains only the new method, from the MSE fit fitted again: its row is the one a single run of
+    all three methods gives. A rerun with other settings is refused, naming them."""
+    script = Path(__file__).resolve().parents[1] / "examples" / "pyepo_large_knapsack.py"
+    base = [sys.executable, str(script), "--train", "10", "--test", "5", "--epochs", "1"]
+    resumed, whole = tmp_path / "resumed", tmp_path / "whole"
+
+    def run(out, *methods):
+        cmd = [*base, "--out", str(out), "--methods", *methods]
+        return subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=600).stdout
+
+    run(resumed, "mse", "bayes")
+    first = json.loads((resumed / "results.json").read_text())["rows"]
+    assert [r["train_seconds"] is None for r in first] == [False, True]  # the floor has no model
+    (entry,) = (resumed / "cache").glob("lp_optima-*.npz")
+    written = entry.stat().st_mtime_ns
+    printed = run(resumed, "mse", "ld:spo+:L1:mse")
+    assert "test optima" not in printed and "training MSE" not in printed and "training LD(SPO+" in printed
+    assert entry.stat().st_mtime_ns == written  # loaded, not solved and written again
+    rows = json.loads((resumed / "results.json").read_text())["rows"]
+    assert rows[:2] == first and rows[2]["method"] == "LD(SPO+, multiple, L1) from the MSE fit"
+    for r in rows:
+        assert 0.0 <= r["lower"] <= r["regret"] <= r["upper"]
+    table = (resumed / "table.md").read_text()  # this run's methods, then the kept floor
+    assert table.index("| MSE (two-stage)") < table.index("| LD(SPO+") < table.index("| the generator's")
+    run(whole, "mse", "ld:spo+:L1:mse", "bayes")
+    once = {r["method"]: r for r in json.loads((whole / "results.json").read_text())["rows"]}
+    for r in rows:
+        for key in ("regret", "lower", "upper", "lp_regret"):
+            assert r[key] == pytest.approx(once[r["method"]][key], abs=1e-9), (r["method"], key)
+    cmd = [*base[:-1], "2", "--out", str(resumed), "--methods", "mse"]
+    other = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert other.returncode != 0 and "--epochs 1 there, 2 here" in other.stderr
+
+
+def test_the_large_knapsack_example_resumes(tmp_path):
+    """`examples/large_knapsack.py --resume` keeps the runs an earlier invocation saved and trains
+    only the methods it lacks."""
+    script = Path(__file__).resolve().parents[1] / "examples" / "large_knapsack.py"
+    base = [sys.executable, str(script), "--items", "30", "--rows", "3", "--train", "20", "--val", "5", "--test", "10"]
+    base += ["--budget", "0.3", "--certify-iterations", "0", "--out", str(tmp_path), "--methods", "mse"]
+    subprocess.run(base, check=True, capture_output=True, timeout=600)
+    (first,) = experiment.load_rows(tmp_path / "results.csv")
+    subprocess.run([*base, "ld:spo+:multiple:L1", "--resume"], check=True, capture_output=True, timeout=600)
+    rows = experiment.load_rows(tmp_path / "results.csv")
+    assert [r["method"] for r in rows] == ["mse", "ld:spo+:multiple:L1"] and rows[0] == first

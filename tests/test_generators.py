@@ -337,6 +337,24 @@ def test_the_portfolios_expected_returns_leave_shocks_of_the_models_covariance()
     np.testing.assert_allclose(mean, inst.expected, rtol=1e-12)
 
 
+def test_gen_datas_expected_costs_are_its_costs_mean_given_the_features():
+    """``knapsack.expected_costs`` is ``E[c | features]`` of ``gen_data``'s instances (PyEPO's
+    ``genData``): PyEPO's costs deviate from it by 0 on average within 4 standard errors, stay
+    within the noise's width of it (rounded up), and without noise it is the rounded values."""
+    pyepo_knapsack = pytest.importorskip("pyepo.data.knapsack", reason="pyepo is not installed")
+    args = dict(num_data=400, num_features=5, num_items=60, dim=3, deg=4, noise_width=0.5, seed=7)
+    _, _, C = pyepo_knapsack.genData(**args)
+    E = knapsack.expected_costs(**args)
+    diff = (C - E).ravel()
+    assert abs(diff.mean()) <= 4 * diff.std() / np.sqrt(diff.size)
+    _, _, v, _ = knapsack._draw(400, 5, 60, 3, 4, 7)
+    assert np.all(0.5 * v <= E)
+    assert np.all(np.ceil(1.5 * v) >= E)
+    np.testing.assert_array_equal(knapsack.expected_costs(**{**args, "noise_width": 0.0}), np.ceil(v))
+    with pytest.raises(InputError, match="noise_width"):
+        knapsack.expected_costs(**{**args, "noise_width": -1.0})
+
+
 def test_the_knapsacks_expected_costs_integrate_the_rounded_noise():
     """PyEPO rounds the knapsack's noisy values up: ``E[ceil(v ε)]`` in closed form equals a fine
     midpoint rule over ``ε ~ U[0.5, 1.5]`` (not ``ceil(v)``), and ``ceil(v)`` without noise."""

@@ -254,3 +254,37 @@ def test_the_lp_relaxation_answers_the_same_whatever_the_order_and_the_threads()
             threads.configure(None)
     np.testing.assert_array_equal(runs[0][0].x, runs[1][0].x)
     np.testing.assert_array_equal(runs[0][1], runs[1][1])
+
+
+def test_cached_lp_optima_load_without_solving_and_are_keyed_by_the_costs(tmp_path, monkeypatch):
+    """A second call with the same problem and costs loads the LP optima (no LP solved) and gives
+    the same bounds, decisions and LP points; other costs get their own entry; a torn entry is
+    solved again with a warning."""
+    import ldopt.evaluate.lp_relaxation as lp_module  # noqa: PLC0415
+
+    p, _, costs = _mkp(6, n=16, rows=3)
+    solved = []
+    real = lp_module.solve_relaxation
+
+    def counting(problem, q):
+        solved.append(len(q))
+        return real(problem, q)
+
+    monkeypatch.setattr(lp_module, "solve_relaxation", counting)
+    first, first_lp = ldopt.lp_optima(p, costs, cache=tmp_path)
+    assert sum(solved) == len(costs)
+    again, again_lp = ldopt.lp_optima(p, costs, cache=tmp_path)
+    assert sum(solved) == len(costs)  # nothing solved again
+    for a, b in ((first.value, again.value), (first.bound, again.bound), (first.x, again.x), (first_lp, again_lp)):
+        np.testing.assert_array_equal(a, b)
+    uncached, _ = ldopt.lp_optima(p, costs)
+    np.testing.assert_array_equal(again.bound, uncached.bound)  # the integral rounding is applied to a hit too
+    ldopt.lp_optima(p, costs[:2], cache=tmp_path)
+    assert len(list(tmp_path.glob("lp_optima-*.npz"))) == 2
+    (entry,) = [f for f in tmp_path.glob("lp_optima-*.npz") if ldopt.runtime.cache.load(f)[0]["x"].shape[0] == 4]
+    entry.write_bytes(b"torn")
+    with pytest.warns(UserWarning, match="computing it again"):
+        redone, _ = ldopt.lp_optima(p, costs, cache=tmp_path)
+    np.testing.assert_array_equal(redone.value, first.value)
+    with pytest.raises(InputError, match="cache: expected a path"):
+        ldopt.lp_optima(p, costs, cache=3)

@@ -17,18 +17,22 @@ same call on predicted costs gives the decisions.
 from __future__ import annotations
 
 import threading
+import warnings
 import weakref
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ldopt import checks
 from ldopt.arrays import as_batch
-from ldopt.errors import InputError, SolverError
+from ldopt.errors import CacheError, InputError, SolverError
 from ldopt.evaluate.optima import Optima, integral_bounds
 from ldopt.model.compiled import CompiledModel
 from ldopt.model.primal import PrimalHeuristic
 from ldopt.model.problem import Problem
+from ldopt.runtime import cache as ldcache
 from ldopt.runtime.threads import map_ranges, num_threads, split
 from ldopt.solvers.base import OPTIMAL, InstanceResult, SolverOptions
 from ldopt.solvers.highs import HighsSession
@@ -194,7 +198,7 @@ def _chunk(problem: Problem, heuristic: PrimalHeuristic, q: np.ndarray) -> tuple
     return lp.value, p_val, p_x, lp.x
 
 
-def lp_optima(problem: Problem, costs: Any) -> tuple[Optima, np.ndarray]:
+def lp_optima(problem: Problem, costs: Any, *, cache: str | Path | None = None) -> tuple[Optima, np.ndarray]:
     """Every instance's LP bound and the best decision the LP's point gives (see the module
     docstring), on this process's threads: an [`Optima`][ldopt.evaluate.regret.Optima] (user's sense; NaN
     where the LP is not optimal or no rounding was feasible) and the LP's points ``(B, n)``.
@@ -202,6 +206,8 @@ def lp_optima(problem: Problem, costs: Any) -> tuple[Optima, np.ndarray]:
     ``regret.report(lp_optima(p, C)[0].improve(x̂, f), f)`` certifies the regret of decisions
     ``x̂`` worth ``f``; ``lp_optima(p, predicted)[0].x`` are the decisions for predicted costs; the
     LP's points give the LP-relaxation protocol (decisions and optima of the relaxation).
+    ``cache`` keeps them as [`optima()`][ldopt.evaluate.optima.optima]'s does, keyed by the problem
+    and the costs, so that a resumed run does not solve the same instances again.
 
     Parameters
     ----------
@@ -209,8 +215,17 @@ def lp_optima(problem: Problem, costs: Any) -> tuple[Optima, np.ndarray]:
         The problem (linear rows; the repair needs binary variables and nonnegative rows).
     costs
         Cost vectors ``(B, num_costs)``.
+    cache
+        A folder or ``.npz`` path to keep them in, or ``None``.
     """
     c, _ = as_batch(costs, problem.num_costs, "costs")
+    cache = checks.path_or_none("cache", cache)
+    expect: dict[str, Any] = dict(problem=problem.compiled.fingerprint(), costs=ldcache.digest(c))
+    path = ldcache.entry_path(cache, "lp_optima", ldcache.digest(expect, "lp_optima")) if cache is not None else None
+    hit = ldcache.load_or_recompute(path, expect, _decode) if path is not None else None
+    if hit is not None:
+        value, bound, x, lp_x = hit
+        return integral_bounds(problem, c, Optima(problem.sense, value, bound, x)), lp_x
     q = problem.sign * problem.objective_coefficients(c)
     offset = problem.compiled.k0 + c @ problem.compiled.r
     heuristic = PrimalHeuristic(problem)
@@ -224,5 +239,14 @@ def lp_optima(problem: Problem, costs: Any) -> tuple[Optima, np.ndarray]:
             "bounded for every cost vector"
         )
     sign = problem.sign
-    value = np.where(np.isfinite(val), sign * val + offset, np.nan)
-    return integral_bounds(problem, c, Optima(problem.sense, value, sign * bound + offset, x)), lp_x
+    value, bound = np.where(np.isfinite(val), sign * val + offset, np.nan), sign * bound + offset
+    if path is not None:
+        try:
+            ldcache.save(path, {"value": value, "bound": bound, "x": x, "lp_x": lp_x}, expect)
+        except CacheError as exc:  # the solves are done: keep them, unsaved
+            warnings.warn(f"{exc}; the LP optima are used without being cached", stacklevel=2)
+    return integral_bounds(problem, c, Optima(problem.sense, value, bound, x)), lp_x
+
+
+def _decode(arrays: dict[str, np.ndarray], header: dict[str, Any]) -> tuple[np.ndarray, ...]:
+    return arrays["value"], arrays["bound"], arrays["x"], arrays["lp_x"]

@@ -62,6 +62,42 @@ def gen_data(
     return weights, feats, costs
 
 
+def expected_costs(
+    num_data: int,
+    num_features: int,
+    num_items: int,
+    dim: int = 1,
+    deg: int = 1,
+    noise_width: float = 0.0,
+    seed: int = 135,
+) -> np.ndarray:
+    """``E[c | features]`` ``(num_data, num_items)`` of [`gen_data`][ldopt.problems.knapsack.gen_data]'s
+    instances for the same arguments: the mean of the rounded-up noisy values given the features,
+    in closed form. The decisions for it are the Bayes floor: no predictor of the features expects
+    a lower regret.
+
+    Parameters
+    ----------
+    num_data
+        Instances.
+    num_features
+        Features per instance.
+    num_items
+        Items.
+    dim
+        Knapsack rows.
+    deg
+        The cost map's polynomial degree.
+    noise_width
+        Multiplicative noise half-width.
+    seed
+        The random seed.
+    """
+    checks.nonnegative("noise_width", noise_width)
+    _, _, values, _ = _draw(num_data, num_features, num_items, dim, deg, seed)
+    return _expected(values, noise_width)
+
+
 def _generate(
     num_data: int, num_features: int, num_items: int, dim: int, deg: int, noise_width: float, seed: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
