@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 
 import ldopt_torch as lt
 from ldopt.evaluate.regret import optima
 from ldopt_experiments.protocol import FAMILIES, knapsack_setup
+from ldopt_experiments.runner import linear_run
 
 
 def _flag(text: str) -> bool:
@@ -38,6 +38,14 @@ def _flag(text: str) -> bool:
 KEYS: dict[str, Callable[[str], Any]] = dict(
     loss=str, lambd=float, sigma=float, n_samples=int, scale=str, two_sides=_flag
 )
+LOSS_KEYS = ("loss", "scale")
+"""The settings of ``LDLoss`` (its target and its noise's scale); the others are ``IMLE``'s."""
+
+
+def loss_of(dec: Any, kw: dict[str, Any]) -> lt.LDLoss:
+    """``LDLoss(dec, IMLE(…), loss, scale=…)`` for one setting (``loss`` L2 unless it says L1)."""
+    imle = lt.IMLE(**{k: v for k, v in kw.items() if k not in LOSS_KEYS})
+    return lt.LDLoss(dec, imle, kw.get("loss", "L2"), scale=kw.get("scale", "none"))
 
 
 def setting(text: str) -> dict[str, Any]:
@@ -65,6 +73,7 @@ def main() -> None:
     lambdas = a.lambd if a.lambd is not None else ([] if a.settings else [10.0, 30.0, 100.0, 300.0])
     settings = [dict(lambd=lam) for lam in lambdas] + a.settings
     rows: list[dict[str, Any]] = []
+    schedule = lt.Schedule(patience=a.patience, eval_every=a.eval_every)
     for name in a.problems:
         s = knapsack_setup(100, train=200, val=50, test=200) if name == "knapsack" else FAMILIES[name](train=200)
         dual = lt.DEFAULTS.dual if name == "knapsack" else lt.DEFAULTS.dual.merged(iterations=300, mode="shared")
@@ -75,24 +84,9 @@ def main() -> None:
             label = ",".join(f"{k}={v}" for k, v in kw.items())
             tests = []
             for seed in a.seeds:
-                torch.manual_seed(seed)
-                model = torch.nn.Linear(s.train[0].shape[1], s.problem.num_costs)
-                out = lt.fit(
-                    model,
-                    data,
-                    lt.LDLoss(s.dec, lt.IMLE(**kw), "L2"),
-                    mode="multiple",
-                    epochs=a.epochs,
-                    val=val,
-                    lr=s.lr,
-                    progress=False,
-                    seed=seed,
-                    schedule=lt.Schedule(patience=a.patience, eval_every=a.eval_every),
-                    options=lt.FitOptions(solver="highs"),
-                )
-                with torch.no_grad():
-                    pred = out.model(torch.as_tensor(s.test[0], dtype=torch.float32))
-                test = float(lt.relative_regret(s.problem, pred, s.test[1], solver="highs", optima=test_opt))
+                loss = loss_of(s.dec, kw)
+                out, percent = linear_run(s, data, loss, "multiple", seed, val, schedule, test_opt, a.epochs)
+                test = percent / 100
                 tests.append(test)
                 rows.append(
                     dict(problem=name, setting=label, seed=seed, val=out.best_val, test=test, stopped=out.stopped)

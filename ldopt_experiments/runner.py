@@ -21,7 +21,8 @@ from ldopt.evaluate.regret import Optima, RegretReport, decisions, evaluate, opt
 from ldopt.model.batch import checked, solve_many
 from ldopt.runtime.cache import write_text
 from ldopt.runtime.interrupts import Terminated
-from ldopt_torch import PAPER, FitResult, LDDataset, OptDataset, Schedule, Validator, fit
+from ldopt_torch import PAPER, FitOptions, FitResult, LDDataset, OptDataset, Schedule, Validator, fit, relative_regret
+from ldopt_torch.losses.base import Loss, Mode
 
 from .curves import budget_curve, checkpoints
 from .methods import MethodSpec, check_packages, loss_for, parse_method
@@ -292,6 +293,53 @@ def _warm_up(setup: Setup, specs: dict[str, MethodSpec], opts: RunOptions, ld_da
             batch = next(iter(ld_data.view(d).batches(1, shuffle=False)))
             pred = batch["costs"].clone().requires_grad_(True)
             loss(pred, batch).backward()
+
+
+def linear_run(
+    setup: Setup,
+    data: Any,
+    loss: Loss,
+    mode: Mode,
+    seed: int,
+    validator: Validator,
+    schedule: Schedule,
+    test_opt: Optima,
+    epochs: int,
+) -> tuple[FitResult, float]:
+    """The benchmarks' one run: a linear model trained by ``fit``'s defaults with ``loss`` on
+    ``data`` for at most ``epochs`` epochs (``schedule``: validation and patience), and its test
+    regret % against ``test_opt``, every solve on HiGHS.
+
+    Parameters
+    ----------
+    setup
+        The setup (its learning rate and test set).
+    data
+        The training set (an ``LDDataset`` or ``OptDataset``).
+    loss
+        The loss.
+    mode
+        ``fit``'s mode (``"static"`` or ``"multiple"``).
+    seed
+        The model's and the batches' seed.
+    validator
+        The validation set.
+    schedule
+        Validation and early stopping.
+    test_opt
+        The test set's optima.
+    epochs
+        The most epochs.
+    """
+    torch.manual_seed(seed)
+    model = torch.nn.Linear(setup.train[0].shape[1], setup.problem.num_costs)
+    out = fit(
+        model, data, loss, mode=mode, epochs=epochs, val=validator, lr=setup.lr, progress=False, seed=seed,
+        schedule=schedule, options=FitOptions(solver="highs"),
+    )  # fmt: skip
+    with torch.no_grad():
+        pred = out.model(torch.as_tensor(setup.test[0], dtype=torch.float32))
+    return out, 100 * float(relative_regret(setup.problem, pred, setup.test[1], solver="highs", optima=test_opt))
 
 
 def _one_run(

@@ -594,3 +594,123 @@ def test_the_tsp50_index_seeds_over_120_s_train_within_it_alone_to_the_same_regr
     assert all(t["train_s"] <= 120 and t["regret"] == t["committed_regret"] for t in timed)
     low, high = min(t["train_s"] for t in timed), max(t["train_s"] for t in timed)
     assert f"trained in {low:.0f}–{high:.0f} s" in README
+
+
+def imle_setting(problem: str, setting: str) -> str:
+    """The mean test regret % of one ``bench_imle_lambda.py`` setting in ``imle_settings/runs.csv``."""
+    with (RESULTS / "imle_settings" / "runs.csv").open() as fh:
+        tests = [float(r["test"]) for r in csv.DictReader(fh) if (r["problem"], r["setting"]) == (problem, setting)]
+    assert tests, f"imle_settings/runs.csv has no runs of {problem} {setting}"
+    return f"{100 * np.mean(tests):.2f}"
+
+
+def test_the_imle_settings_sentences_are_the_committed_runs():
+    """The settings docs/results.md quotes beside its I-MLE tables are the means of
+    ``imle_settings/runs.csv``, and "best" is the lowest of every I-MLE setting run with two regions."""
+    text = " ".join(README.split())
+    fy = "loss=L1,lambd=30000.0,scale=unit"
+    quoted = [
+        f"the Fenchel–Young limit tests at {imle_setting('set_cover', fy)}% on set covering (L2, λ = 100: "
+        f"{imle_setting('set_cover', 'lambd=100.0')}%) and at {imle_setting('knapsack', fy)}% on the MKP, n = 100 "
+        f"({imle_setting('knapsack', 'lambd=100.0')}%; 200 test instances)",
+        f"it trains worse (λ = 1000: {imle_setting('facility', 'lambd=1000.0,scale=unit')}%)",
+    ]
+    for fragment in quoted:
+        assert fragment in text, fragment
+    with (RESULTS / "imle_settings" / "runs.csv").open() as fh:
+        regions = {r["setting"] for r in csv.DictReader(fh) if r["problem"] == "shortest_path_regions"}
+    best = min(regions, key=lambda s: float(imle_setting("shortest_path_regions", s)))
+    assert f"(best {imle_setting('shortest_path_regions', best)}%, 10% above MSE)" in text
+
+
+def test_every_committed_imle_setting_builds_its_loss():
+    """``bench_imle_lambda.py`` builds the loss of every setting ``imle_settings/`` holds (its
+    command reruns them): I-MLE's own keywords to ``IMLE``, the target and noise scale to ``LDLoss``."""
+    import importlib.util  # noqa: PLC0415
+
+    import ldopt  # noqa: PLC0415
+    import ldopt_torch as lt  # noqa: PLC0415
+    from ldopt.problems import knapsack  # noqa: PLC0415
+
+    spec = importlib.util.spec_from_file_location("bench_imle_lambda", ROOT / "benchmarks" / "bench_imle_lambda.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    d = knapsack.protocol_data(2, 6, dim=2)
+    model = knapsack.build_model(d.weights, d.capacities)
+    dec = ldopt.decompose(ldopt.Problem.from_pyomo(model, model.c))
+    with (RESULTS / "imle_settings" / "runs.csv").open() as fh:
+        settings = {r["setting"] for r in csv.DictReader(fh)}
+    for text in settings:
+        kw = bench.setting(text)
+        loss = bench.loss_of(dec, kw)
+        assert isinstance(loss.surrogate, lt.IMLE) and loss.surrogate.lambd == kw["lambd"]
+        assert (loss.target, loss.scale) == (kw.get("loss", "L2"), kw.get("scale", "none"))
+
+
+def test_the_dual_start_bullets_are_the_benchmark():
+    """The medians docs/results.md gives for Polyak's steps from each start ("Which multipliers to
+    train on") are those of ``benchmarks/results/dual_start.json``."""
+    rows = json.loads((RESULTS / "dual_start.json").read_text())["rows"]
+
+    def ratio(problem: str, mode: str, mu0: object, iterations: int, form: str = "pct") -> str:
+        (r,) = [
+            r for r in rows if (r["problem"], r["mode"], r["mu0"], r["iterations"]) == (problem, mode, mu0, iterations)
+        ]
+        return f"{100 * r['ratio']:.1f}%" if form == "pct" else f"{r['ratio']:.2f}×".replace("-", "−")
+
+    text = " ".join(README.split())
+    roster, cover = "shift scheduling", "set cover"
+    quoted = [
+        f"300 shared steps end at a median {ratio(roster, 'shared', 1.0, 300)} of the optimum, 30 steps at "
+        f"{ratio(roster, 'shared', 1.0, 30)}; on 20 set covers {ratio(cover, 'shared', 1.0, 300)} and "
+        f"{ratio(cover, 'shared', 1.0, 30)}.",
+        f"30 joint steps end at a median bound of {ratio(roster, 'joint', 1.0, 30, 'times')} the optimum on the 20 "
+        f"rosters above and at {ratio(cover, 'joint', 1.0, 30)} on the set covers.",
+        f"the same 30 steps then reach {ratio(roster, 'joint', 'symmetric', 30)} and "
+        f"{ratio(cover, 'joint', 'symmetric', 30)}.",
+        f"(μ = 1: {ratio(roster, 'joint', 1.0, 100)} and {ratio(cover, 'joint', 1.0, 100)}; symmetric: "
+        f"{ratio(roster, 'joint', 'symmetric', 100)} and {ratio(cover, 'joint', 'symmetric', 100)})",
+        f"30 steps end at {ratio('MKP', 'joint', 1.0, 30)} from μ = 1 and {ratio('MKP', 'joint', 'symmetric', 30)} "
+        "from the symmetric start.",
+    ]
+    for fragment in quoted:
+        assert fragment in text, fragment
+
+
+def test_lavas_margin_figures_are_the_benchmark():
+    """docs/results.md's "LAVA's margin" gives ``bench_lava_margin.py``'s test regrets (seed 0) in
+    the order of its margins, and the costs' mean magnitude the relative margin scales by."""
+    run = json.loads((RESULTS / "lava_margin.json").read_text())
+    text = " ".join(README.split())
+
+    def regrets(margin: str) -> tuple[str, str]:
+        rows = [r for r in run["runs"] if r["margin"] == margin and r["seed"] == 0]
+        return " / ".join(f"{r['epsilon']:g}" for r in rows), " / ".join(f"{r['test_regret']:.2f}" for r in rows)
+
+    absolute, relative = regrets("absolute"), regrets("relative")
+    assert f"costs of mean magnitude {run['cost_magnitude']:.2f}" in text
+    assert (
+        f"an absolute ε of {absolute[0]} gave {absolute[1]}%, a relative one of {relative[0]} gave {relative[1]}%"
+        in text
+    )
+
+
+def test_imles_lambda_figures_are_the_benchmark():
+    """docs/results.md's "I-MLE's settings" gives ``bench_imle_lambda.py``'s test regrets for each λ."""
+    with (RESULTS / "imle_lambda" / "runs.csv").open() as fh:
+        runs = list(csv.DictReader(fh))
+    text = " ".join(README.split())
+
+    def sweep(problem: str, lambdas: tuple[int, ...]) -> str:
+        found = {
+            float(r["setting"].removeprefix("lambd=")): 100 * float(r["test"]) for r in runs if r["problem"] == problem
+        }
+        return f"λ = {' / '.join(map(str, lambdas))}: {' / '.join(f'{found[lam]:.2f}' for lam in lambdas)}%"
+
+    for problem, name in (
+        ("knapsack", "MKP n = 100"),
+        ("set_cover", "set covering (40 sets)"),
+        ("facility", "facility location"),
+    ):
+        assert f"{name}, {sweep(problem, (10, 30, 100, 300, 1000, 3000))}" in text, problem
