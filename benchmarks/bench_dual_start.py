@@ -2,7 +2,8 @@
 ``"auto"``, takes the master on these families and closes their dual): the shared solve (with the
 primal repair's target) and the μ-form joint run from μ = 1 against ``mu0="symmetric"``. Median
 bound / optimum (HiGHS) over 20 instances of shift scheduling (10 employees, a week of 3 shifts),
-set covering (40 sets) and the MKP (n = 100, m = 10, a maximisation, for contrast).
+set covering (40 sets), facility location (5 sites, 10 customers: its blocks' copies never make a
+feasible point) and the MKP (n = 100, m = 10, a maximisation, for contrast).
 
     python benchmarks/bench_dual_start.py --out benchmarks/results/dual_start.json
 """
@@ -28,6 +29,7 @@ def main() -> None:
     roster = shift_scheduling.gen_data(20, seed=3)
     cover = set_cover.gen_data(20, seed=3)
     mkp = knapsack.protocol_data(20, 100, dim=10, seed=3)
+    facility = ldopt.problems.family("facility").instances(20, 10, deg=4, seed=3)  # 5 sites, 10 customers
     cases = {
         "shift scheduling": (
             shift_scheduling.build_model(roster.requirements, roster.most, roster.least),
@@ -35,9 +37,10 @@ def main() -> None:
         ),
         "set cover": (set_cover.build_model(cover.membership), cover.costs),
         "MKP": (knapsack.build_model(mkp.weights, mkp.capacities), mkp.costs),
+        "facility location": (facility.model, facility.costs),
     }
     runs = [("shared", 1.0, 30), ("shared", 1.0, 300), ("joint", 1.0, 30), ("joint", "symmetric", 30)]
-    runs += [("joint", 1.0, 100), ("joint", "symmetric", 100)]
+    runs += [("joint", 1.0, 100), ("joint", "symmetric", 100), ("joint", "symmetric", 300)]
     rows = []
     for name, (m, costs) in cases.items():
         p = ldopt.Problem.from_pyomo(m, m.c)

@@ -660,7 +660,7 @@ def test_the_dual_start_bullets_are_the_benchmark():
         return f"{100 * r['ratio']:.1f}%" if form == "pct" else f"{r['ratio']:.2f}×".replace("-", "−")
 
     text = " ".join(README.split())
-    roster, cover = "shift scheduling", "set cover"
+    roster, cover, site = "shift scheduling", "set cover", "facility location"
     quoted = [
         f"300 shared steps end at a median {ratio(roster, 'shared', 1.0, 300)} of the optimum, 30 steps at "
         f"{ratio(roster, 'shared', 1.0, 30)}; on 20 set covers {ratio(cover, 'shared', 1.0, 300)} and "
@@ -673,6 +673,9 @@ def test_the_dual_start_bullets_are_the_benchmark():
         f"{ratio(roster, 'joint', 'symmetric', 100)} and {ratio(cover, 'joint', 'symmetric', 100)})",
         f"30 steps end at {ratio('MKP', 'joint', 1.0, 30)} from μ = 1 and {ratio('MKP', 'joint', 'symmetric', 30)} "
         "from the symmetric start.",
+        f"a median bound of {ratio(site, 'joint', 'symmetric', 30)} of the optimum after 30 steps, "
+        f"{ratio(site, 'joint', 'symmetric', 100)} after 100 and {ratio(site, 'joint', 'symmetric', 300)} after 300; "
+        f'use `iterations=300` there, or `mode="shared"` ({ratio(site, "shared", 1.0, 300)} after 300 steps).',
     ]
     for fragment in quoted:
         assert fragment in text, fragment
