@@ -17,7 +17,6 @@ same call on predicted costs gives the decisions.
 from __future__ import annotations
 
 import threading
-import warnings
 import weakref
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -27,7 +26,7 @@ import numpy as np
 
 from ldopt import checks
 from ldopt.arrays import as_batch
-from ldopt.errors import CacheError, InputError, SolverError
+from ldopt.errors import InputError, SolverError
 from ldopt.evaluate.optima import Optima, integral_bounds
 from ldopt.model.compiled import CompiledModel
 from ldopt.model.primal import PrimalHeuristic
@@ -240,11 +239,9 @@ def lp_optima(problem: Problem, costs: Any, *, cache: str | Path | None = None) 
         )
     sign = problem.sign
     value, bound = np.where(np.isfinite(val), sign * val + offset, np.nan), sign * bound + offset
-    if path is not None:
-        try:
-            ldcache.save(path, {"value": value, "bound": bound, "x": x, "lp_x": lp_x}, expect)
-        except CacheError as exc:  # the solves are done: keep them, unsaved
-            warnings.warn(f"{exc}; the LP optima are used without being cached", stacklevel=2)
+    if path is not None:  # the solves are done: a failed write keeps them, unsaved
+        arrays = {"value": value, "bound": bound, "x": x, "lp_x": lp_x}
+        ldcache.save_or_warn(path, arrays, expect, "the LP optima are used without being cached", stacklevel=2)
     return integral_bounds(problem, c, Optima(problem.sense, value, bound, x)), lp_x
 
 

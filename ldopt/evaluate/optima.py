@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -12,7 +11,7 @@ import numpy as np
 
 from ldopt import checks
 from ldopt.arrays import vector
-from ldopt.errors import CacheError, InputError
+from ldopt.errors import InputError
 from ldopt.model.batch import check_problem, checked, solve_many
 from ldopt.model.compiled import sense_sign
 from ldopt.model.problem import Problem
@@ -156,11 +155,9 @@ def optima(
         s = checked(solve_many(problem, c, solver, executor=executor, time_limit=time_limit, gap=gap), "true costs")
         value, x = s.objective, s.x
         sol_bound = np.where(np.isfinite(s.bound), s.bound, np.inf if problem.sense == "max" else -np.inf)
-        if path is not None:
-            try:
-                ldcache.save(path, {"value": value, "bound": sol_bound, "x": x}, {**expect, "solver": s.solver})
-            except CacheError as exc:  # the solves are done: keep them, unsaved
-                warnings.warn(f"{exc}; the optima are used without being cached", stacklevel=2)
+        if path is not None:  # the solves are done: a failed write keeps them, unsaved
+            arrays, header = {"value": value, "bound": sol_bound, "x": x}, {**expect, "solver": s.solver}
+            ldcache.save_or_warn(path, arrays, header, "the optima are used without being cached", stacklevel=2)
     out = Optima(problem.sense, value, sol_bound, x)
     return integral_bounds(problem, c, out if bound is None else out.tighten(bound))
 

@@ -141,6 +141,34 @@ def save(path: str | Path, arrays: dict[str, np.ndarray], header: dict[str, Any]
     return path
 
 
+def save_or_warn(
+    path: str | Path, arrays: dict[str, np.ndarray], header: dict[str, Any], then: str, stacklevel: int = 1
+) -> bool:
+    """[`save`][ldopt.runtime.cache.save], or where the write fails (a full disk, a quota, a
+    read-only folder) a warning ``"<why>; <then>"`` instead of an error: what was computed is kept
+    in memory and the caller goes on. Whether it was saved.
+
+    Parameters
+    ----------
+    path
+        The ``.npz`` path.
+    arrays
+        Named arrays.
+    header
+        A JSON-able header.
+    then
+        What happens without the entry (``"the optima are used without being cached"``).
+    stacklevel
+        The warning's stack level, as the caller would pass it to ``warnings.warn``.
+    """
+    try:
+        save(path, arrays, header)
+    except CacheError as exc:
+        warnings.warn(f"{exc}; {then}", stacklevel=stacklevel + 1)
+        return False
+    return True
+
+
 def _short(v: Any) -> str:
     text = repr(v)
     return text if len(text) <= 80 else text[:77] + "..."

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import warnings
 from collections.abc import Callable
 from concurrent.futures import Executor, as_completed
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ldopt import checks
-from ldopt.errors import CacheError, InputError
+from ldopt.errors import InputError
 from ldopt.runtime import cache
 from ldopt.runtime.progress import progress_bar
 
@@ -160,11 +159,8 @@ class _ChunkStore:
         if self.failed:
             return
         arrays, header = self.to_arrays(value)
-        try:
-            cache.save(self._path(i), arrays, {**header, **(self._key(i) or {})})
-        except CacheError as exc:  # the computation goes on; only resuming is lost
-            self.failed = True
-            warnings.warn(f"{exc}; the run goes on without checkpoints", stacklevel=4)
+        then = "the run goes on without checkpoints"  # only resuming is lost
+        self.failed = not cache.save_or_warn(self._path(i), arrays, {**header, **(self._key(i) or {})}, then, 4)
 
 
 def _gather(

@@ -9,7 +9,6 @@ blocks, the costs and the resolved settings ([`ldopt.runtime.cache`][ldopt.runti
 
 from __future__ import annotations
 
-import warnings
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,6 @@ import numpy as np
 
 from ldopt import Decomposition, DualResult
 from ldopt.dual import DualSettings
-from ldopt.errors import CacheError
 from ldopt.runtime import cache as ldcache
 from ldopt.runtime.parallel import clear_checkpoint
 
@@ -94,10 +92,7 @@ def build(
         return Built(hit, path, True)
     result = solve(chunks)
     arrays, header = result.to_arrays()
-    try:
-        ldcache.save(path, arrays, {**header, **expect})
-    except CacheError as exc:  # the multipliers are computed: keep them, unsaved
-        warnings.warn(f"{exc}; the training set is used without being cached", stacklevel=3)
-    else:
+    then = "the training set is used without being cached"  # the multipliers are computed: keep them, unsaved
+    if ldcache.save_or_warn(path, arrays, {**header, **expect}, then, stacklevel=3):
         clear_checkpoint(chunks)  # the whole result is saved: the chunks are spent
     return Built(result, path, False, result.chunks_computed, result.chunks_loaded)
