@@ -81,7 +81,7 @@ def main() -> None:
     a = ap.parse_args()
     rows = []
     for seed in a.seeds:
-        costs = routing.split(21, 4, seed, 1000, 100, 1000)[5][: a.instances]
+        costs = routing.split(21, 4, seed, 1000, 100, 1000).c_test[: a.instances]
         demand = cvrp.demands(seed, 20)
         optima = (costs * cvrp_routes.routes(costs, 21, demand)).sum(1)
         model = cvrp.build_model(21, demand)

@@ -38,7 +38,7 @@ def timed(deg: int, seed: int) -> dict:
     folder = ROOT / "benchmarks" / "results" / "routing" / FOLDERS[deg]
     run = json.loads((folder / "results.json").read_text())
     a = argparse.Namespace(**{**run["args"], "seeds": 1, "out": str(folder)})
-    x_tr, c_tr, _, _, x_te, c_te, _ = routing.split(50, deg, seed, a.train, a.val, a.test, "tsp")
+    x_tr, c_tr, _, _, _, x_te, c_te, _ = routing.split(50, deg, seed, a.train, a.val, a.test, "tsp")
     r = routing.Routing(a, seed)
     t = time.perf_counter()
     dual = lt.DEFAULTS.dual.merged(mode="shared")

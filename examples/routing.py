@@ -45,7 +45,9 @@ MSE-trained network of that shape; ``--epochs-2s`` and ``--lr-2s`` set its epoch
 rate). The 100 validation instances are split off as the protocol does; with ``--patience k``
 every method is validated on them every ``--eval-every`` epochs (exact decisions) and stops after
 ``k`` validations without a better regret, returning the best (otherwise the last model is
-tested, and the settings in docs/results.md were chosen on them).
+tested). ``--report validation`` measures every method's regret on the validation instances
+instead of the test set, a column per seed: the settings in docs/results.md were chosen on such
+runs (``benchmarks/results/routing/validation``), the test set untouched.
 A rerun with the same settings and more seeds or methods keeps the (seed, method) rows it finished
 and the test optima it solved (``<out>/optima``); its table shows its methods, then the earlier
 runs' that have every seed. The test optima and each method's test decisions are saved every
@@ -57,6 +59,7 @@ run stopped inside a seed resumes at the first instance it had not finished.
     python examples/routing.py --problem cvrp --nodes 21 --seeds 10 --out benchmarks/results/routing/cvrp20
     python examples/routing.py --problem cvrp --nodes 31 --vehicles 8 --out benchmarks/results/routing/cvrp30
     python examples/routing.py --problem sp --bands 1 --deg 6 --out benchmarks/results/routing/sp5deg6
+    python examples/routing.py --report validation --nodes 50 --seeds 1 --methods ld:fy@1:L1:static ld:fy@2:L1:static
 """
 
 from __future__ import annotations
@@ -168,12 +171,23 @@ def _surrogate_ok(token: str) -> bool:
     return name in SURROGATES if not at else name == "fy" and _number(sigma, integer=False)
 
 
-def split(
-    nodes: int, deg: int, seed: int, train: int, val: int, test: int, problem: str = "tsp"
-) -> tuple[np.ndarray, ...]:
-    """CaVE's data and split for one seed: (x_train, c_train, x_val, c_val, x_test, c_test, e_test),
-    ``e_test`` the test instances' expected costs ``E[c | x]`` (the same draws without the noise).
-    ``nodes`` is the grid's side for the shortest path (``problem="sp"``: PyEPO's 5 features)."""
+class Split(NamedTuple):
+    """CaVE's split of one seed's data; ``e_*`` the expected costs ``E[c | x]`` (the same draws
+    without the noise)."""
+
+    x_train: np.ndarray
+    c_train: np.ndarray
+    x_val: np.ndarray
+    c_val: np.ndarray
+    e_val: np.ndarray
+    x_test: np.ndarray
+    c_test: np.ndarray
+    e_test: np.ndarray
+
+
+def split(nodes: int, deg: int, seed: int, train: int, val: int, test: int, problem: str = "tsp") -> Split:
+    """CaVE's data and split for one seed. ``nodes`` is the grid's side for the shortest path
+    (``problem="sp"``: PyEPO's 5 features)."""
 
     def draws(noise: float) -> tuple[np.ndarray, np.ndarray]:
         if problem == "sp":
@@ -181,12 +195,13 @@ def split(
         return tsp.gen_data(2100, 10, nodes, deg=deg, noise_width=noise, seed=seed)
 
     (feats, costs), (_, expected) = draws(0.5), draws(0.0)
-    x_rest, x_test, c_rest, c_test, _, e_test = train_test_split(
+    x_rest, x_test, c_rest, c_test, e_rest, e_test = train_test_split(
         feats, costs, expected, test_size=1000, random_state=135
     )
-    x_train, x_val, c_train, c_val = train_test_split(x_rest, c_rest, test_size=100, random_state=135)
-    parts = (x_train[:train], c_train[:train], x_val[:val], c_val[:val], x_test[:test], c_test[:test], e_test[:test])
-    return tuple(np.asarray(a, dtype=float) for a in parts)
+    x_train, x_val, c_train, c_val, _, e_val = train_test_split(x_rest, c_rest, e_rest, test_size=100, random_state=135)
+    parts = (x_train[:train], c_train[:train], x_val[:val], c_val[:val], e_val[:val], x_test[:test], c_test[:test],
+             e_test[:test])  # fmt: skip
+    return Split(*(np.asarray(a, dtype=float) for a in parts))
 
 
 class PerCostIndex(torch.nn.Module):
@@ -362,9 +377,9 @@ def in_chunks(
 
 
 def test_optima(a: argparse.Namespace, r: Routing, seed: int, c_te: np.ndarray) -> tuple[np.ndarray, float]:
-    """The test instances' optimal values and the seconds they took, kept in ``<out>/optima`` (the
-    costs' digest checked) as they are solved, so that a rerun with more methods, or after a stop,
-    does not solve them again."""
+    """The optimal values of the instances measured on (``--report``: the test or the validation
+    instances) and the seconds they took, kept in ``<out>/optima`` (the costs' digest checked) as
+    they are solved, so that a rerun with more methods, or after a stop, does not solve them again."""
     path = Path(a.out) / "optima" / f"seed{seed}.npz"
     return r.realized(c_te, c_te, path, dict(deg=a.deg, seed=seed, costs=cache.digest(c_te)), "optima")
 
@@ -381,7 +396,10 @@ def run_seed(a: argparse.Namespace, i: int, done: frozenset[str] = frozenset()) 
     """The methods on seed ``42 + i`` that ``done`` lacks; one row per method (the two-stage fit is
     trained again, not tested, where a method from it needs it)."""
     seed = 42 + i
-    x_tr, c_tr, x_va, c_va, x_te, c_te, e_te = split(size(a), a.deg, seed, a.train, a.val, a.test, a.problem)
+    d = split(size(a), a.deg, seed, a.train, a.val, a.test, a.problem)
+    x_tr, c_tr = d.x_train, d.c_train
+    # the instances the regret is measured on: the test set, or the validation set that settings are chosen on
+    x_te, c_te, e_te = (d.x_test, d.c_test, d.e_test) if a.report == "test" else (d.x_val, d.c_val, d.e_val)
     r = Routing(a, seed)
     rows, fitted, seconds = [], {}, {}
     todo = [m for m in a.methods if m not in done]
@@ -394,7 +412,7 @@ def run_seed(a: argparse.Namespace, i: int, done: frozenset[str] = frozenset()) 
             r.dec, x_tr, c_tr, lt.DEFAULTS.dual.merged(mode="shared"), iterations=a.iterations, progress=False
         )
         multipliers_s = time.perf_counter() - t
-    val = lt.Validator(r.p, x_va, c_va) if a.patience and trained else None
+    val = lt.Validator(r.p, d.x_val, d.c_val) if a.patience and trained else None
     how = Training(a.model, (a.epochs, a.epochs_2s), val, a.patience, a.eval_every, a.lr_2s)
     opt, optima_s = test_optima(a, r, seed, c_te)
     for method in needed + todo:
@@ -414,7 +432,7 @@ def run_seed(a: argparse.Namespace, i: int, done: frozenset[str] = frozenset()) 
         rows.append(dict(seed=seed, method=method, regret=regret, train_seconds=train_s,
                          multipliers_seconds=multipliers_s, optima_seconds=optima_s))  # fmt: skip
         spent = "" if train_s is None else f", training {train_s:.0f} s"
-        print(f"seed {seed} {label(method, a)}: test regret {regret:.2f}%{spent}", flush=True)
+        print(f"seed {seed} {label(method, a)}: {a.report} regret {regret:.2f}%{spent}", flush=True)
     return rows
 
 
@@ -441,14 +459,14 @@ def shown(a: argparse.Namespace, rows: list[dict]) -> list[str]:
 
 
 def summary(a: argparse.Namespace, rows: list[dict]) -> list[str]:
-    """The table: ldopt's rows (mean ± sd over the seeds run) beside CaVE's published ones."""
+    """The table: ldopt's rows (mean ± sd over the seeds run) beside CaVE's published ones; with
+    ``--report validation``, each seed's validation regret and their mean, the settings' choice."""
     seeds = sorted({r["seed"] for r in rows})
-    model = "" if a.model == "linear" else f", a {model_label(a.model)}"
-    stop = f", early stopped on validation (patience {a.patience})" if a.patience else ""
-    steps = f", {a.iterations} dual steps per instance" if a.iterations != ITERATIONS else ""
+    if a.report == "validation":
+        return validation_summary(a, rows, seeds)
     lines = [
         f"{title(a)} deg {a.deg}: {a.train} train / {a.test} test, {len(seeds)} seeds ({seeds[0]}..{seeds[-1]})"
-        f"{model}{stop}{steps}",
+        f"{details(a, 'validation')}",
         "| method | test regret % (mean ± sd over seeds) | training s (mean) |",
         "|---|---|---|",
     ]
@@ -464,6 +482,33 @@ def summary(a: argparse.Namespace, rows: list[dict]) -> list[str]:
         f"| {k} (CaVE, published) | {regret:.2f} | {'—' if secs is None else f'{secs:.0f}'} |"
         for k, (regret, secs) in published.items()
     ]
+    return lines
+
+
+def details(a: argparse.Namespace, stopped_on: str) -> str:
+    """The tables' titles' tail: the predictor, the early stopping and the dual steps where not the defaults."""
+    model = "" if a.model == "linear" else f", a {model_label(a.model)}"
+    stop = f", early stopped on {stopped_on} (patience {a.patience})" if a.patience else ""
+    steps = f", {a.iterations} dual steps per instance" if a.iterations != ITERATIONS else ""
+    return model + stop + steps
+
+
+def validation_summary(a: argparse.Namespace, rows: list[dict], seeds: list[int]) -> list[str]:
+    """``summary``'s table of a ``--report validation`` run: a column per seed, then the mean, for every
+    method the folder holds (a method an earlier run tried on fewer seeds shows "—" on the others)."""
+    lines = [
+        f"{title(a)} deg {a.deg}: validation regret % on the {a.val} validation instances of seeds "
+        f"{seeds[0]}..{seeds[-1]}, {a.train} train{details(a, 'them')}:",
+        "",  # a table starts after a blank line in Markdown
+        "| method | " + " | ".join(f"seed {s}" for s in seeds) + " | mean |",
+        "|---" * (len(seeds) + 2) + "|",
+    ]
+    for method in dict.fromkeys([*a.methods, *(r["method"] for r in rows)]):  # every method the folder holds
+        by = {x["seed"]: x["regret"] for x in rows if x["method"] == method}
+        cells = [f"{by[s]:.2f}" if s in by else "—" for s in seeds]
+        mean = f"{np.mean(list(by.values())):.2f}" if len(by) == len(seeds) else "—"  # over every seed, or none
+        name = f"two-stage (MSE, {a.epochs_2s} epochs, lr {a.lr_2s:g})" if method == "2s" else label(method, a)
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {mean} |")
     return lines
 
 
@@ -543,6 +588,13 @@ def main() -> None:
         default="k-forest",
         help="the CVRP routes block's relaxation oracle (default: k-forest, capacity ignored)",
     )
+    ap.add_argument(
+        "--report",
+        choices=("test", "validation"),
+        default="test",
+        help="the instances the regret is measured on: the test set (the protocol's table) or the validation "
+        "set (to choose settings, the test set untouched)",
+    )
     ap.add_argument("--out", default="results/routing")
     a = ap.parse_args()
     static = [m for m in a.methods if m.startswith("ld:") and settings(m)[0].split(":")[3] == "static"]
@@ -577,7 +629,8 @@ def main() -> None:
     lines = summary(a, [r for r in rows if r["seed"] < 42 + a.seeds])
     print("\n".join(lines))
     (out / "table.md").write_text("\n".join(lines) + "\n")
-    plot(a, rows, out / "regret_vs_seconds.png")
+    if a.report == "test":  # a validation run's table is its record: a column per seed
+        plot(a, rows, out / "regret_vs_seconds.png")
 
 
 if __name__ == "__main__":

@@ -576,7 +576,7 @@ def test_the_routing_example_runs_a_cvrp(tmp_path):
     assert [r["seed"] for r in rows] == [42, 42] and all(r["regret"] >= -1e-9 for r in rows)
     table = (tmp_path / "table.md").read_text()
     assert table.startswith("CVRP7 deg 4") and "LD(SPO+, L1, main: the routes block (k-forest))" in table
-    c_te = routing.split(8, 4, 42, 40, 100, 20, "cvrp")[5]
+    c_te = routing.split(8, 4, 42, 40, 100, 20, "cvrp").c_test
     arrays, header = cache.load(tmp_path / "optima" / "seed42.npz")
     q = cvrp.demands(42, 7)
     assert header["vehicles"] == 3 and cvrp.min_vehicles(q, cvrp.CAPACITY) < 3  # the fleet's size can matter

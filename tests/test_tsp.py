@@ -304,6 +304,41 @@ def test_the_routing_examples_floor_and_network(tmp_path):
     assert bad.returncode != 0 and "expected linear, mlp:<width> or index:<width>" in bad.stderr
 
 
+def test_the_routing_examples_validation_report(tmp_path):
+    """`examples/routing.py --report validation` measures each method on the validation instances,
+    not the test set: the floor's regret is that of exact tours for the validation instances'
+    expected costs, the table gives each seed's figure and their mean (a method an earlier run
+    tried on fewer seeds shows "—" on the others), and a run that reports on the test set is
+    refused in its folder."""
+    import json  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    routing, script = _routing_example()
+    args = [sys.executable, str(script), "--nodes", "6", "--train", "40", "--val", "12", "--test", "20"]
+    args += ["--epochs", "1", "--iterations", "10", "--out", str(tmp_path), "--report", "validation"]
+    subprocess.run([*args, "--seeds", "1", "--methods", "bayes", "2s"], check=True, capture_output=True, timeout=300)
+    subprocess.run([*args, "--seeds", "2", "--methods", "bayes"], check=True, capture_output=True, timeout=300)
+    rows = json.loads((tmp_path / "results.json").read_text())["rows"]
+    for seed in (42, 43):
+        d = routing.split(6, 4, seed, 40, 12, 20)
+        opt = (d.c_val * tsp_tours.tours(d.c_val, 6)).sum(1)
+        floor = (d.c_val * tsp_tours.tours(d.e_val, 6)).sum(1)
+        (r,) = [r for r in rows if (r["seed"], r["method"]) == (seed, "bayes")]
+        assert r["regret"] == pytest.approx(100 * (floor - opt).sum() / opt.sum(), rel=1e-9, abs=1e-9)
+    table = (tmp_path / "table.md").read_text().splitlines()
+    assert table[0].startswith("TSP6 deg 4: validation regret % on the 12 validation instances of seeds 42..43")
+    assert table[1:3] == ["", "| method | seed 42 | seed 43 | mean |"]
+    floor = [r["regret"] for r in rows if r["method"] == "bayes"]
+    assert table[4] == f"| {routing.label('bayes')} | {floor[0]:.2f} | {floor[1]:.2f} | {np.mean(floor):.2f} |"
+    (fit,) = [r["regret"] for r in rows if r["method"] == "2s"]  # the first run's only: no mean over the seeds
+    assert table[5] == f"| two-stage (MSE, 20 epochs, lr 0.05) | {fit:.2f} | — | — |"
+    assert not (tmp_path / "regret_vs_seconds.png").exists()
+    other = subprocess.run([*args[:-2], "--seeds", "2", "--methods", "2s"], capture_output=True, text=True,
+                           timeout=300)  # fmt: skip
+    assert other.returncode != 0 and "--report validation there, test here" in other.stderr
+
+
 def test_the_routing_examples_solves_resume_after_a_stop(tmp_path):
     """`in_chunks`, which keeps the routing example's test optima and decisions as they are solved
     (CVRP30's exact routes take seconds each): a run stopped inside its second chunk resumes there,
@@ -364,7 +399,7 @@ def test_the_per_cost_index_network_reads_each_cost_from_its_own_projection():
         pushed = torch.stack([net(along[:, e])[:, e] for e in range(28)], 1)
     assert torch.allclose(moved, base, atol=1e-4 * (1 + base.abs().max()))
     assert (pushed - base).abs().max() > 1e-3
-    x_tr, c_tr, _, _, x_te, _, e_te = routing.split(8, 6, 42, 1000, 100, 200)
+    x_tr, c_tr, _, _, _, x_te, _, e_te = routing.split(8, 6, 42, 1000, 100, 200)
     errors = {}
     for spec in ("linear", "index:16"):
         torch.manual_seed(0)

@@ -77,7 +77,8 @@ class LDLoss(Loss):
         [`Surrogate`][ldopt_torch.losses.surrogates.Surrogate] with its own settings, e.g. ``lt.IMLE(sigma=2)``.
     target
         ``"L1"`` (the main subproblem's regret, priced by ``λ_d``) or ``"L2"`` (its decision priced
-        by the true costs ``q(c)``).
+        by the true costs ``q(c)``). Fenchel–Young trains the same under either: it matches the
+        main block's decisions, not their prices (the target prices only ``regret``).
     solver
         The main-block solver: ``"auto"`` (the block's exact oracle when one fits), or a solver name.
     scale
