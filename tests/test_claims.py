@@ -1044,3 +1044,44 @@ def _validation_prose() -> list[str]:
 def test_the_routing_validation_prose_figures_are_the_committed_runs(fragment):
     """Each validation figure the routing sections' prose quotes is its committed validation run's."""
     assert fragment in " ".join(README.replace("**", "").split())
+
+
+def test_the_cvrp30_seeds_optima_seconds_are_the_runs():
+    """The seconds docs/results.md gives for each CVRP30 seed's 200 exact test optima are those the
+    run recorded (``optima_seconds``; seed 43's in two parts, which add up to it)."""
+    seconds = {s: r["optima_seconds"] for s, r in _routing("cvrp30")["2s"].items()}
+    text = " ".join(README.split())
+    minutes = {s: f"{seconds[s] / 60:.0f}" for s in seconds}
+    fragments = [
+        f"200 test optima took {seconds[42]:.0f} s on the two cores",
+        f"Seed 42's 200 took {minutes[42]} minutes",
+        f"Seed 44's 200 optima took {minutes[44]} minutes",
+        f"seed 45's took {minutes[45]} minutes",
+        f"seed 46's took {minutes[46]} minutes",
+        f"its 200 optima took {minutes[47]} minutes",
+        f"{seconds[48]:.0f} s for its 200 optima",
+        f"Seed 49 (91.5%, six vehicles) took {seconds[49]:.0f} s for its 200 optima",
+        f"Seed 50 (85.0%, six vehicles) took {seconds[50]:.0f} s for its 200 optima",
+        f"Seed 51 (91.6%, five vehicles) took {seconds[51]:.0f} s for its 200 optima",
+    ]
+    for fragment in fragments:
+        assert fragment in text, fragment
+    assert "kept its first 50 optima after 1904 s" in text and "the other 150 took 1801 s" in text
+    assert round(seconds[43]) == 1904 + 1801
+
+
+def test_the_cvrp_demand_figures_are_caves_demands():
+    """The demands docs/results.md quotes for CVRP20's seeds 42 and 47 and CVRP30's seed 42 are
+    ``cvrp.demands`` (CaVE's stream): their totals and the fewest vehicles of capacity 30."""
+    text = " ".join(README.split())
+    q20 = {s: cvrp.demands(s, 20) for s in (42, 47)}
+    q30 = cvrp.demands(42, 30)
+    k30 = cvrp.min_vehicles(q30, cvrp.CAPACITY)
+    fill = 100 * q30.sum() / (cvrp.CAPACITY * k30)
+    assert cvrp.min_vehicles(q20[47], cvrp.CAPACITY) == 3 and cvrp.min_vehicles(q20[42], cvrp.CAPACITY) == 4
+    for fragment in (
+        f"seed 47: {q20[47].sum():.2f} units for three vehicles of 30",
+        f"seed 42's demands, {q20[42].sum():.1f} units, need four of the five vehicles of 30",
+        f"Seed 42's demands ({q30.sum():.1f} units) fill {fill:.0f}% of the fewest vehicles ({WORDS[k30]})",
+    ):
+        assert fragment in text, fragment
