@@ -326,8 +326,15 @@ def test_pyepo_losses_run_on_the_adapter_in_pool_workers(target):
     dbb = pyepo_func.DBB(om, lambd=10, processes=2)
     dpo = pyepo_func.DPO(om, n_samples=2, sigma=1.0, processes=2)
     pfy = pyepo_func.PFY(om, n_samples=2, sigma=1.0, processes=1)
-    outs = [dbb(pred).sum(), dpo(pred).sum(), pfy(pred, w)]
-    sum(outs).backward()
+    try:
+        outs = [dbb(pred).sum(), dpo(pred).sum(), pfy(pred, w)]
+        sum(outs).backward()
+    finally:  # stop the workers here: PyEPO joins its pools when they are collected, where a CI run
+        for loss in (dbb, dpo):  # once waited 900 s on a worker that did not exit
+            if loss.pool is not None:
+                loss.pool.terminate()
+                loss.pool.join()
+                loss.pool.clear()
     assert torch.isfinite(pred.grad).all() and pred.grad.abs().sum() > 0
 
 
