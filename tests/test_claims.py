@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -445,6 +445,20 @@ def test_the_pyepo_knapsack_table_is_the_committed_run(run):
             assert line in docs, f"docs/results.md lacks the committed row {line!r}"
 
 
+def _routing(run: str) -> dict[str, dict[int, dict]]:
+    """A committed routing run's rows: method → seed → row."""
+    meta = json.loads((RESULTS / "routing" / run / "results.json").read_text())
+    found: dict[str, dict[int, dict]] = {}
+    for r in meta["rows"]:
+        found.setdefault(r["method"], {})[r["seed"]] = r
+    return found
+
+
+def _validation(run: str) -> dict[str, dict[int, float]]:
+    """A validation run's regrets: method → seed → validation regret %."""
+    return {m: {s: r["regret"] for s, r in by.items()} for m, by in _routing(f"validation/{run}").items()}
+
+
 @pytest.mark.parametrize(
     "run", ["tsp20", "tsp20_spo", "tsp50", "tsp50deg6", "tsp20deg6", "cvrp20", "tsp20deg6_index", "sp5deg6_index",
             "sp5deg6", "tsp50_index", "tsp50deg6_index", "cvrp20_index",
@@ -473,12 +487,9 @@ def test_tsp50_degree_6_with_300_dual_steps_is_below_caves_and_below_100_steps_o
     dual steps per instance is below CaVE+'s published 8.57% on average, and below the same method
     with 100 steps (the tsp50deg6 run) on every seed."""
     method = "ld:fy@8:L1:static:mse/40/0.1"
-
-    def regrets(run: str) -> dict[int, float]:
-        meta = json.loads((RESULTS / "routing" / run / "results.json").read_text())
-        return {r["seed"]: r["regret"] for r in meta["rows"] if r["method"] == method}
-
-    more, fewer = regrets("tsp50deg6_it300"), regrets("tsp50deg6")
+    more, fewer = (
+        {s: r["regret"] for s, r in _routing(run)[method].items()} for run in ("tsp50deg6_it300", "tsp50deg6")
+    )
     assert len(more) == 10 and more.keys() == fewer.keys()
     assert np.mean(list(more.values())) < 8.57
     assert all(more[s] < fewer[s] for s in more)
@@ -493,11 +504,10 @@ def test_the_index_network_runs_meet_the_targets_they_are_claimed_to(run, target
     """Issue 50's targets that docs/results.md calls met: LD(SPO+) from the index network's fit is
     below the target on average, and below (or, where validation kept the fit, at) that fit's
     regret on every seed."""
-    meta = json.loads((RESULTS / "routing" / run / "results.json").read_text())
-    by = {m: {r["seed"]: r["regret"] for r in meta["rows"] if r["method"] == m} for m in meta["args"]["methods"]}
+    by = _routing(run)
     ld = by["ld:spo+:L1:static:mse/20/0.003"]
-    assert np.mean(list(ld.values())) <= target
-    assert all(ld[s] <= by["2s"][s] + 1e-9 for s in ld)
+    assert _mean(ld) <= target
+    assert all(ld[s]["regret"] <= by["2s"][s]["regret"] + 1e-9 for s in ld)
 
 
 def test_cvrp30_is_caves_seed_and_fleet_and_ld_is_below_caves_plus_there():
@@ -719,17 +729,8 @@ def test_imles_lambda_figures_are_the_benchmark():
         assert f"{name}, {sweep(problem, (10, 30, 100, 300, 1000, 3000))}" in text, problem
 
 
-def _routing(run: str) -> dict[str, dict[int, dict]]:
-    """A committed routing run's rows: method → seed → row."""
-    meta = json.loads((RESULTS / "routing" / run / "results.json").read_text())
-    found: dict[str, dict[int, dict]] = {}
-    for r in meta["rows"]:
-        found.setdefault(r["method"], {})[r["seed"]] = r
-    return found
-
-
-def _mean(rows: dict[int, dict], key: str = "regret", seeds: range | None = None) -> float:
-    return float(np.mean([rows[s][key] for s in (seeds or rows)]))
+def _mean(rows: dict[int, dict], key: str = "regret", seeds: Iterable[int] | None = None) -> float:
+    return float(np.mean(_values(rows, key, seeds)))
 
 
 def _gap(a: float, b: float, digits: int = 2) -> str:
@@ -743,18 +744,19 @@ def _spread(rows: dict[int, dict]) -> str:
     return f"{values.mean():.2f}% ± {values.std():.2f}"
 
 
-def _span(values: object, digits: int = 0) -> str:
+def _span(values: Iterable[float], digits: int = 0) -> str:
     """``low–high`` of some numbers."""
-    v = np.asarray(list(values), dtype=float)  # type: ignore[call-overload]
+    v = np.fromiter(values, dtype=float)
     return f"{v.min():.{digits}f}–{v.max():.{digits}f}"
 
 
-def _seconds(rows: dict[int, dict], key: str = "train_seconds", seeds: object = None) -> list[float]:
-    return [rows[s][key] for s in (seeds or rows)]  # type: ignore[attr-defined]
+def _values(rows: dict[int, dict], key: str = "train_seconds", seeds: Iterable[int] | None = None) -> list[float]:
+    """One field of the rows (the seconds of a stage, or the regret), over ``seeds`` (all: None)."""
+    return [rows[s][key] for s in (rows if seeds is None else seeds)]
 
 
-def _regrets(rows: dict[int, dict], seeds: object) -> str:
-    return ", ".join(f"{rows[s]['regret']:.2f}" for s in seeds)  # type: ignore[attr-defined]
+def _regrets(rows: dict[int, dict], seeds: Iterable[int]) -> str:
+    return ", ".join(f"{rows[s]['regret']:.2f}" for s in seeds)
 
 
 def _routing_prose() -> list[str]:
@@ -771,10 +773,10 @@ def _routing_prose() -> list[str]:
     below = [s for s in best6 if best6[s]["regret"] < 8.57]
     fragments = [
         f"LD(Fenchel–Young) through the 1-tree block reaches {_spread(fy50)} over the ten seeds",
-        f"with {_mean(fy50, 'train_seconds'):.0f} s of training on average ({_span(_seconds(fy50))} s;",
+        f"with {_mean(fy50, 'train_seconds'):.0f} s of training on average ({_span(_values(fy50))} s;",
         f"took {fy50[51]['multipliers_seconds']:.0f} s on the last seed, which ran alone "
-        f"({_span(_seconds(fy50, 'multipliers_seconds', range(42, 51)))} s on the others",
-        f"the 1000 exact test tours {_span(_seconds(fy50, 'optima_seconds'))} s",
+        f"({_span(_values(fy50, 'multipliers_seconds', range(42, 51)))} s on the others",
+        f"the 1000 exact test tours {_span(_values(fy50, 'optima_seconds'))} s",
         f"On TSP20 it reaches {_spread(fy20)}, the published SPO+'s figure, in {_mean(fy20, 'train_seconds'):.0f} s",
         f"three seeds) reaches {_mean(whole):.2f}% in {_mean(whole, 'train_seconds'):.0f} s, where LD(FY) on the "
         f"same three seeds reaches {_mean(fy20, seeds=range(42, 45)):.2f}%",
@@ -790,7 +792,7 @@ def _routing_prose() -> list[str]:
         f"({_mean(deg6['2s']):.2f}% against 52.61%)",
         f"by {_span(gains, 2)} points ({np.mean(gains):.2f} on average). Training took "
         f"{_mean(more, 'train_seconds'):.0f} s a seed; the multipliers, solved once, took "
-        f"{_span(_seconds(more, 'multipliers_seconds'))} s, against {_span(_seconds(best6, 'multipliers_seconds'))} s "
+        f"{_span(_values(more, 'multipliers_seconds'))} s, against {_span(_values(best6, 'multipliers_seconds'))} s "
         "with 100 steps",
     ]
     floors = [
@@ -831,9 +833,9 @@ def _index_prose() -> list[str]:
         f"The MSE-trained index network alone reaches {_mean(t20[fit]):.2f}%, so decision-focused training takes "
         f"{_gap(_mean(t20[fit]), _mean(t20[ld]))} points off the same network",
         f"Training took {_mean(t20[ld], 'train_seconds'):.0f} s on average, the two-stage fit included "
-        f"({_span(_seconds(t20[ld]))} s:",
+        f"({_span(_values(t20[ld]))} s:",
         "the multipliers of the 1000 training instances, solved once before, "
-        f"{_span(_seconds(t20[ld], 'multipliers_seconds'))} s",
+        f"{_span(_values(t20[ld], 'multipliers_seconds'))} s",
     ]
     sp, spl = _routing("sp5deg6_index"), _routing("sp5deg6")
     lower = sum(sp[ld][s]["regret"] < sp[fit][s]["regret"] - 1e-9 for s in sp[ld])
@@ -843,7 +845,7 @@ def _index_prose() -> list[str]:
         f"{_gap(_mean(sp[ld]), _mean(sp['bayes']))} points above the floor; the network's MSE fit alone reaches "
         f"{_mean(sp[fit]):.2f}%, so decision-focused training takes {_gap(_mean(sp[fit]), _mean(sp[ld]))} points off "
         f"it (lower on {lower} seeds, equal on {same},",
-        f"Training took {_mean(sp[ld], 'train_seconds'):.0f} s on average ({_span(_seconds(sp[ld]))} s)",
+        f"Training took {_mean(sp[ld], 'train_seconds'):.0f} s on average ({_span(_values(sp[ld]))} s)",
         f"reaches {_mean(spl['ld:spo+:L1:static']):.2f}% through the same block",
     ]
     i4, i6 = _routing("tsp50_index"), _routing("tsp50deg6_index")
@@ -856,9 +858,8 @@ def _index_prose() -> list[str]:
         f"decision-focused training takes {_gap(_mean(i4[fit]), _mean(i4[ld]))} and "
         f"{_gap(_mean(i6[fit]), _mean(i6[ld]))} points off",
         f"Training took {_mean(i4[ld], 'train_seconds'):.0f} s and {_mean(i6[ld], 'train_seconds'):.0f} s on average, "
-        f"the two-stage fit included ({_span(_seconds(i4[ld]))} s and {_span(_seconds(i6[ld]))} s)",
-        f"the multipliers, {_span(_seconds(i4[ld], 'multipliers_seconds') + _seconds(i6[ld], 'multipliers_seconds'))}"
-        " s",
+        f"the two-stage fit included ({_span(_values(i4[ld]))} s and {_span(_values(i6[ld]))} s)",
+        f"the multipliers, {_span(_values(i4[ld], 'multipliers_seconds') + _values(i6[ld], 'multipliers_seconds'))} s",
     ]
     c, ci_ = _routing("cvrp20"), _routing("cvrp20_index")
     fy, five, late = c["ld:fy@1:L1:static:mse"], range(42, 47), range(48, 52)
@@ -872,14 +873,14 @@ def _index_prose() -> list[str]:
         f"{_gap(_mean(fy), 6.32)} above PFYL's ten (6.32%) and {_gap(_mean(fy), 5.94)} above SPO+'s",
         f"seeds 48–51 ({_regrets(fy, late)}) are in line with the first five, and seed 47 ({fy[47]['regret']:.2f}%)",
         f"its two-stage regret, {c['2s'][47]['regret']:.2f}%,",
-        f"The other nine seeds average {_mean(fy, seeds=nine):.2f}%.",  # type: ignore[arg-type]
-        f"is {_spread(floor)}, between {_span(_seconds(floor, 'regret'), 2).replace('–', '% and ')}% on every seed",
+        f"The other nine seeds average {_mean(fy, seeds=nine):.2f}%.",
+        f"is {_spread(floor)}, between {_span(_values(floor, 'regret'), 2).replace('–', '% and ')}% on every seed",
         f"the floor is the lowest ({floor[47]['regret']:.2f}%). LD(FY) stays {_gap(_mean(fy), _mean(floor))} points",
         f"LD(SPO+) from the same start reaches {_mean(c['ld:spo+:L1:static:mse']):.2f}%, from scratch "
         f"{_mean(c['ld:spo+:L1:static']):.2f}%; the two-stage row, {_mean(c['2s']):.2f}%",
         f"(seed 42: {c['2s'][42]['regret']:.2f}%, the published seed's figure exactly)",
-        f"the test optima took {_span(_seconds(c['2s'], 'optima_seconds', five))} s per seed on seeds 42–46",
-        f"{_span(_seconds(c['2s'], 'optima_seconds', late and range(47, 52)))} s on seeds 47–51",
+        f"the test optima took {_span(_values(c['2s'], 'optima_seconds', five))} s per seed on seeds 42–46",
+        f"{_span(_values(c['2s'], 'optima_seconds', range(47, 52)))} s on seeds 47–51",
         f"solved once ({_mean(c['2s'], 'multipliers_seconds'):.0f} s for 1000 instances on average)",
     ]
     per_seed = [ci_[ld][s]["regret"] - floor[s]["regret"] for s in floor]
@@ -889,8 +890,8 @@ def _index_prose() -> list[str]:
         f"{_gap(_mean(ci_[ld]), _mean(floor))} points above the floor on average ({_mean(floor):.2f}%, the `cvrp20` "
         f"run's Bayes rows; {_span(per_seed, 2)} points per seed)",
         f"gives {ci_[ld][47]['regret']:.2f}%, {per_seed[5]:.2f} above its floor",
-        f"Training took {_span(_seconds(ci_[ld]))} s a seed, the two-stage fit included; the multipliers, solved "
-        f"once, {_span(_seconds(ci_[ld], 'multipliers_seconds'))} s",
+        f"Training took {_span(_values(ci_[ld]))} s a seed, the two-stage fit included; the multipliers, solved "
+        f"once, {_span(_values(ci_[ld], 'multipliers_seconds'))} s",
     ]
     c6, lin6 = _routing("cvrp20deg6_index"), _routing("cvrp20deg6")
     gaps = {s: c6[ld][s]["regret"] - c6["bayes"][s]["regret"] for s in c6[ld]}
@@ -900,12 +901,12 @@ def _index_prose() -> list[str]:
         f"{_gap(_mean(c6[ld]), _mean(c6['bayes']))} points above the floor ({_mean(c6['bayes']):.2f}%) on average "
         f"({_span(gaps.values(), 2)} per seed, the most on seed 47",
         f"below the network's MSE fit ({_mean(c6[fit]):.2f}%) on every seed",
-        f"Training took {_span(_seconds(c6[ld], seeds=calm))} s a seed, the fit included, except on seeds 42 "
+        f"Training took {_span(_values(c6[ld], seeds=calm))} s a seed, the fit included, except on seeds 42 "
         f"({c6[fit][42]['train_seconds']:.0f} s for the fit and {c6[ld][42]['train_seconds']:.0f} s with LD) and 50 "
         f"({c6[fit][50]['train_seconds']:.0f} and {c6[ld][50]['train_seconds']:.0f} s)",
-        f"the multipliers took {_span(_seconds(c6[ld], 'multipliers_seconds', [s for s in gaps if s != 42]))} s "
+        f"the multipliers took {_span(_values(c6[ld], 'multipliers_seconds', [s for s in gaps if s != 42]))} s "
         f"({c6[ld][42]['multipliers_seconds']:.0f} s on seed 42) and the exact test optima "
-        f"{_span(_seconds(c6[ld], 'optima_seconds'))} s a seed",
+        f"{_span(_values(c6[ld], 'optima_seconds'))} s a seed",
     ]
     fy4 = lin6["ld:fy@4:L1:static:mse"]
 
@@ -945,9 +946,7 @@ def test_the_validation_tables_are_the_committed_runs(run):
     seeds = sorted({r["seed"] for r in meta["rows"]})
     table = (folder / "table.md").read_text().splitlines()
     assert table[1:3] == ["", "| method | " + " | ".join(f"seed {s}" for s in seeds) + " | mean |"]
-    methods = {r["method"]: {} for r in meta["rows"]}
-    for r in meta["rows"]:
-        methods[r["method"]][r["seed"]] = r["regret"]
+    methods = _validation(run)
     assert len(table) == 4 + len(methods)
     for by in methods.values():
         cells = [f"{by[s]:.2f}" if s in by else "—" for s in seeds]
@@ -956,14 +955,6 @@ def test_the_validation_tables_are_the_committed_runs(run):
     docs = (ROOT / "docs" / "results.md").read_text()
     for line in filter(None, table):
         assert line in docs, f"docs/results.md lacks the validation run's line {line!r}"
-
-
-def _validation(run: str) -> dict[str, dict[int, float]]:
-    """A validation run's regrets: method → seed → validation regret %."""
-    found: dict[str, dict[int, float]] = {}
-    for r in json.loads((VALIDATION / run / "results.json").read_text())["rows"]:
-        found.setdefault(r["method"], {})[r["seed"]] = r["regret"]
-    return found
 
 
 CHOSEN = [  # (validation run, the setting docs/results.md says was chosen there, the settings it was chosen among)
@@ -997,7 +988,7 @@ def _validation_prose() -> list[str]:
     fy4, fy8 = "ld:fy@4:L1:static:mse", "ld:fy@8:L1:static:mse"
     more = _validation("tsp20deg6_it300")[fy4]
     seconds = {
-        run: [r["multipliers_seconds"] for r in json.loads((VALIDATION / run / "results.json").read_text())["rows"]]
+        run: [r["multipliers_seconds"] for by in _routing(f"validation/{run}").values() for r in by.values()]
         for run in ("tsp20deg6", "tsp20deg6_it300")
     }
     test = _routing("tsp20deg6")
