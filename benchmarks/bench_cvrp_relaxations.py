@@ -63,7 +63,7 @@ def validation(seed: int) -> list[dict]:
             train_s = time.perf_counter() - t
             with torch.no_grad():
                 pred = net(torch.as_tensor(x_va, dtype=torch.float32)).numpy().astype(float)
-            regret = r.regret(c_va, pred, optima)
+            regret, _ = r.regret(c_va, pred, optima)
             rows.append(dict(seed=seed, relaxation=relaxation, steps=steps, method=method, val_regret=regret,
                              multipliers_s=multipliers_s, train_s=train_s))  # fmt: skip
             print(f"seed {seed} {relaxation} ({steps} steps, multipliers {multipliers_s:.0f} s) {method}: "

@@ -55,7 +55,7 @@ def timed(deg: int, seed: int) -> dict:
         pred = net(torch.as_tensor(x_te, dtype=torch.float32)).numpy().astype(float)
     assert (folder / "optima" / f"seed{seed}.npz").exists(), f"{folder}/optima has no seed {seed}"
     opt, _ = routing.test_optima(a, r, seed, c_te)  # the committed run's, its key checked
-    regret = r.regret(c_te, pred, opt)
+    regret, _ = r.regret(c_te, pred, opt)
     (old,) = [x for x in run["rows"] if x["seed"] == seed and x["method"] == LD]
     return dict(deg=deg, seed=seed, multipliers_s=multipliers, fit_s=fit_s, ld_s=ld_s, train_s=fit_s + ld_s,
                 regret=regret, committed_regret=old["regret"], committed_train_s=old["train_seconds"])  # fmt: skip

@@ -52,7 +52,9 @@ A rerun with the same settings and more seeds or methods keeps the (seed, method
 and the test optima it solved (``<out>/optima``); its table shows its methods, then the earlier
 runs' that have every seed. The test optima and each method's test decisions are saved every
 ``CHUNK`` instances as they are solved (``<out>/decisions`` until the seed's rows are saved), so a
-run stopped inside a seed resumes at the first instance it had not finished.
+run stopped inside a seed resumes at the first instance it had not finished. Each row of
+``results.json`` records its seconds: training, the training set's multipliers, the test optima
+and the method's test decisions.
 
     python examples/routing.py --nodes 20 --seeds 10 --out benchmarks/results/routing/tsp20
     python examples/routing.py --nodes 50 --seeds 3 --out benchmarks/results/routing/tsp50
@@ -347,12 +349,15 @@ class Routing:
 
         return in_chunks(saved, {**self.key, **(key or {})}, name, len(costs), values)
 
-    def regret(self, costs: np.ndarray, pred: np.ndarray, opt: np.ndarray, saved: Path | None = None) -> float:
-        """The normalized regret in % of the exact decisions for ``pred``: ``Σ (c·x̂ − opt) / Σ |opt|``;
-        ``saved``: a file that keeps their costs as they are solved."""
+    def regret(
+        self, costs: np.ndarray, pred: np.ndarray, opt: np.ndarray, saved: Path | None = None
+    ) -> tuple[float, float]:
+        """The normalized regret in % of the exact decisions for ``pred``, ``Σ (c·x̂ − opt) / Σ |opt|``,
+        and the seconds the decisions took; ``saved``: a file that keeps their costs as they are solved
+        (the seconds then add up over a stop and its resumption)."""
         key = dict(costs=cache.digest(costs), predictions=cache.digest(pred))
-        values, _ = self.realized(costs, pred, saved, key)
-        return 100 * float((values - opt).sum() / np.abs(opt).sum())
+        values, seconds = self.realized(costs, pred, saved, key)
+        return 100 * float((values - opt).sum() / np.abs(opt).sum()), seconds
 
 
 CHUNK = 50  # instances solved between two saves of a seed's test optima and decisions
@@ -428,9 +433,10 @@ def run_seed(a: argparse.Namespace, i: int, done: frozenset[str] = frozenset()) 
                 pred = net(torch.as_tensor(x_te, dtype=torch.float32)).numpy().astype(float)
         if method not in todo:
             continue
-        regret = r.regret(c_te, pred, opt, decisions_file(a, seed, method, pred))
+        regret, decisions_s = r.regret(c_te, pred, opt, decisions_file(a, seed, method, pred))
         rows.append(dict(seed=seed, method=method, regret=regret, train_seconds=train_s,
-                         multipliers_seconds=multipliers_s, optima_seconds=optima_s))  # fmt: skip
+                         multipliers_seconds=multipliers_s, optima_seconds=optima_s,
+                         decisions_seconds=decisions_s))  # fmt: skip
         spent = "" if train_s is None else f", training {train_s:.0f} s"
         print(f"seed {seed} {label(method, a)}: {a.report} regret {regret:.2f}%{spent}", flush=True)
     return rows
