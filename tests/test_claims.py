@@ -1108,6 +1108,7 @@ def _above_paper(folder: str) -> set[str]:
 
 
 def _floor(folder: str, name: str = "bayes") -> float:
+    """A run's reference: the Bayes floor's test regret, or the constant predictor's."""
     refs = load_references(RESULTS / folder)
     assert refs is not None, f"run benchmarks/references.py on benchmarks/results/{folder}"
     return float(refs["test_regret"][name])
@@ -1147,7 +1148,7 @@ def _table1_prose() -> list[str]:
         f"{paper_best[300] - _floor(mkp[300]):.2f} points above it), against a constant predictor's "
         f"{_span(_floor(f, 'constant') for f in mkp.values())}%",
         f"is in the README: {_floor('main_job'):.2f}%, against {main_spo:.2f}% for LD(SPO+)",
-        f"(IMLE: {_csv_mean(mkp[100], 'imle'):.3f}% against the paper's {rows(mkp[100], 'imle')[0]['paper']}%)",
+        f"(IMLE: {_csv_mean(mkp[100], 'imle'):.3f}% against the paper's {_paper(mkp[100], 'imle'):.3f}%)",
         f"CaVE and CaVE+ ({_csv_mean(mkp[100], 'cave'):.3f} and {_csv_mean(mkp[100], 'cave+'):.3f}% against 3.680 and "
         f"3.686%)",
         f"seed 0 moved from {_seed(mkp[100], 'cave', 0):.2f} and {_seed(mkp[100], 'cave+', 0):.2f}% to",
@@ -1180,8 +1181,8 @@ def _shown(cell: str, value: float) -> bool:
 
 
 def test_the_multipliers_tables_seconds_and_bounds_are_the_benchmark():
-    """ "Which multipliers to train on": each construction's seconds and bound above the optimum are
-    ``bench_multipliers.py``'s ``summary.json`` to the digits shown, and the prose's ratios follow."""
+    """In "Which multipliers to train on", each construction's seconds and bound above the optimum
+    are ``bench_multipliers.py``'s ``summary.json`` to the digits shown, and the prose's ratios follow."""
     lines = (ROOT / "docs/results.md").read_text().splitlines()
     for size, header, columns in (
         (100, "| multipliers (`mode:iterations`) |", ("seconds", "bound_gap")),
