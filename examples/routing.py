@@ -50,11 +50,12 @@ instead of the test set, a column per seed: the settings in docs/results.md were
 runs (``benchmarks/results/routing/validation``), the test set untouched.
 A rerun with the same settings and more seeds or methods keeps the (seed, method) rows it finished
 and the test optima it solved (``<out>/optima``); its table shows its methods, then the earlier
-runs' that have every seed. The test optima and each method's test decisions are saved every
-``CHUNK`` instances as they are solved (``<out>/decisions`` until the seed's rows are saved), so a
-run stopped inside a seed resumes at the first instance it had not finished. Each row of
-``results.json`` records its seconds: training, the training set's multipliers, the test optima
-and the method's test decisions.
+runs' that have every seed. The test optima and the true costs of each method's test decisions
+are saved every ``CHUNK`` instances as they are solved (``<out>/optima``, ``<out>/decisions``), so a
+run stopped inside a seed resumes at the first instance it had not finished, and each row's
+per-instance costs stay beside it (the row's ``decisions``). Each row of ``results.json`` records
+its seconds: training, the training set's multipliers, the test optima and the method's test
+decisions.
 
     python examples/routing.py --nodes 20 --seeds 10 --out benchmarks/results/routing/tsp20
     python examples/routing.py --nodes 50 --seeds 3 --out benchmarks/results/routing/tsp50
@@ -390,7 +391,7 @@ def test_optima(a: argparse.Namespace, r: Routing, seed: int, c_te: np.ndarray) 
 
 
 def decisions_file(a: argparse.Namespace, seed: int, method: str, pred: np.ndarray) -> Path:
-    """Where a method's test decisions for ``pred`` are kept while they are solved
+    """Where the true costs of a method's test decisions for ``pred`` are kept as they are solved
     (``<out>/decisions``; other predictions, e.g. of a model trained again on other threads, start
     their own file)."""
     name = re.sub(r"[^A-Za-z0-9.@+]+", "_", method)
@@ -433,10 +434,11 @@ def run_seed(a: argparse.Namespace, i: int, done: frozenset[str] = frozenset()) 
                 pred = net(torch.as_tensor(x_te, dtype=torch.float32)).numpy().astype(float)
         if method not in todo:
             continue
-        regret, decisions_s = r.regret(c_te, pred, opt, decisions_file(a, seed, method, pred))
+        kept = decisions_file(a, seed, method, pred)
+        regret, decisions_s = r.regret(c_te, pred, opt, kept)
         rows.append(dict(seed=seed, method=method, regret=regret, train_seconds=train_s,
                          multipliers_seconds=multipliers_s, optima_seconds=optima_s,
-                         decisions_seconds=decisions_s))  # fmt: skip
+                         decisions_seconds=decisions_s, decisions=kept.relative_to(a.out).as_posix()))  # fmt: skip
         spent = "" if train_s is None else f", training {train_s:.0f} s"
         print(f"seed {seed} {label(method, a)}: {a.report} regret {regret:.2f}%{spent}", flush=True)
     return rows
@@ -629,8 +631,6 @@ def main() -> None:
             continue
         rows += run_seed(a, i, done)
         save(saved, rows, a)  # an interrupted run keeps every finished seed
-        for spent in (out / "decisions").glob(f"seed{42 + i}-*"):  # kept for a stop within the seed
-            spent.unlink()
     save(saved, rows, a)  # the arguments of this run (e.g. fewer seeds than the one it resumed)
     lines = summary(a, [r for r in rows if r["seed"] < 42 + a.seeds])
     print("\n".join(lines))

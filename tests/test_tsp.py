@@ -220,13 +220,19 @@ def test_the_routing_example_runs_and_resumes(tmp_path):
     import subprocess  # noqa: PLC0415
     import sys  # noqa: PLC0415
 
-    _, script = _routing_example()
+    routing, script = _routing_example()
     args = [sys.executable, str(script), "--nodes", "6", "--train", "40", "--test", "20", "--epochs", "1"]
     args += ["--iterations", "10", "--out", str(tmp_path), "--methods", "2s", "ld:fy@2:L1:static"]
     subprocess.run([*args, "--seeds", "1"], check=True, capture_output=True, timeout=300)
     first = json.loads((tmp_path / "results.json").read_text())["rows"]
-    decisions = tmp_path / "decisions"  # the seed's decisions were kept while solved, and are spent
-    assert decisions.is_dir() and not list(decisions.glob("*"))
+    optima = routing.cache.load(tmp_path / "optima" / "seed42.npz")
+    assert optima is not None
+    opt = optima[0]["optima"]
+    for row in first:  # each row's per-instance costs of its decisions are kept beside it, and give its regret
+        found = routing.cache.load(tmp_path / row["decisions"])
+        assert found is not None and found[0]["realized"].shape == (20,)
+        regret = 100 * (found[0]["realized"] - opt).sum() / np.abs(opt).sum()
+        assert regret == pytest.approx(row["regret"], rel=1e-12)
     subprocess.run([*args, "--seeds", "2"], check=True, capture_output=True, timeout=300)
     rows = json.loads((tmp_path / "results.json").read_text())["rows"]
     assert rows[:2] == first and [r["seed"] for r in rows] == [42, 42, 43, 43]
