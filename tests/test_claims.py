@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import json
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -1086,9 +1085,11 @@ def _csv_mean(folder: str, method: str, key: str = "test_regret") -> float:
 
 def _methods(folder: str) -> dict[str, float]:
     """Each method of a run's ``results.csv`` and its mean test regret."""
+    regrets: dict[str, list[float]] = {}
     with (RESULTS / folder / "results.csv").open() as fh:
-        names = {r["method"] for r in csv.DictReader(fh)}
-    return {m: _csv_mean(folder, m) for m in names}
+        for r in csv.DictReader(fh):
+            regrets.setdefault(r["method"], []).append(float(r["test_regret"]))
+    return {m: float(np.mean(v)) for m, v in regrets.items()}
 
 
 def _seed(folder: str, method: str, seed: int) -> float:
@@ -1387,11 +1388,9 @@ def test_the_results_prose_figures_are_the_committed_runs(fragment):
     assert fragment in " ".join(README.replace("**", "").split())
 
 
-def _decisions(run: str, seed: int, method: str) -> np.ndarray:
-    """The true costs of a routing row's test decisions, per instance (``<run>/decisions``)."""
-    name = re.sub(r"[^A-Za-z0-9.@+]+", "_", method)
-    (path,) = (RESULTS / "routing" / run / "decisions").glob(f"seed{seed}-{name}-*.npz")
-    with np.load(path) as z:
+def _decisions(run: str, row: dict) -> np.ndarray:
+    """The true costs of a routing row's test decisions, per instance (the file its ``decisions`` names)."""
+    with np.load(RESULTS / "routing" / run / row["decisions"]) as z:
         return z["realized"]
 
 
@@ -1412,7 +1411,7 @@ def test_cvrp30_on_the_full_test_set_extends_the_200_instance_run():
         under_way = len(z["optima"])
     text = " ".join(README.replace("**", "").split())
     for method, rows_ in full.items():
-        cost = _decisions("cvrp30_full", 42, method)
+        cost = _decisions("cvrp30_full", rows_[42])
         assert len(cost) == 1000 and np.all(cost >= opt - 1e-6 * np.abs(opt))  # no decision beats the optimum
         assert 100 * (cost - opt).sum() / np.abs(opt).sum() == pytest.approx(rows_[42]["regret"], rel=1e-12)
         first = 100 * (cost[:200] - opt[:200]).sum() / np.abs(opt[:200]).sum()
