@@ -5,7 +5,9 @@ relaxation (HiGHS: before its first MILP; Gurobi: once an instance has taken ``_
 seconds), the enumeration of tight packings, and PyVRP's routes as a start once an instance has
 taken ``_START_AFTER`` seconds. ``--against previous`` (the default) is the previous rule: a cut for
 each violating component alone, nothing else; ``--against no-start`` is today's rules without
-PyVRP's start; ``--against no-root-cuts`` without the LP relaxation's cuts on Gurobi.
+PyVRP's start; ``--against no-root-cuts`` without the LP relaxation's cuts on Gurobi;
+``--against cut-loop`` is today's cut loop, and the new side VRPSolver's branch, cut and price
+(``solver="vrpsolver"``, ``routes()``'s default where the ``routing`` extra installs it).
 
 CaVE's CVRP (capacity 30, ``np.random.rand(nodes - 1) * 10`` demands of seed ``s``; CVRP20: 21
 nodes and 5 vehicles, CVRP30: 31 nodes and 8) on the first instances of PyEPO's costs for seed
@@ -19,6 +21,8 @@ packings per demand vector, about 0.3 s), the ratio, and that the optimal values
     python benchmarks/bench_cvrp_routes.py --seeds 47 --gurobi 4 --highs 0 --limit 60 --out seed47.json
     python benchmarks/bench_cvrp_routes.py --against no-start --nodes 31 --vehicles 8 --seeds 42 43 \\
         --gurobi 24 --highs 0 --out benchmarks/results/cvrp30_routes_start.json
+    python benchmarks/bench_cvrp_routes.py --against cut-loop --nodes 31 --vehicles 8 --seeds 43 47 \
+        --gurobi 10 --highs 0 --out benchmarks/results/cvrp30_routes_vrpsolver.json
 
 ``--limit`` caps the baseline's seconds per instance; an instance it leaves unsolved counts
 the limit, so its ratio is then a lower bound (the third line: seed 47, whose demands three
@@ -43,7 +47,7 @@ from ldopt.solvers.registry import backend
 OUT = Path(__file__).parent / "results" / "cvrp_routes.json"
 
 
-Rules = Literal["today", "previous", "no-start", "no-root-cuts"]
+Rules = Literal["today", "previous", "no-start", "no-root-cuts", "cut-loop"]
 TODAY = (
     cvrp_routes._UNIONS, cvrp_routes._ROOT_ROUNDS, cvrp_packings._MOST, cvrp_routes._START_AFTER,
     cvrp_routes._CUTS_AFTER,
@@ -98,6 +102,8 @@ def main() -> None:
     for seed in a.seeds:
         demand = cvrp.demands(seed, a.nodes - 1)
         _, costs = tsp.gen_data(max(a.gurobi, a.highs), 10, a.nodes, 4, 0.5, seed)
+        if a.against == "cut-loop":  # VRPSolver's workers start once, outside the timing
+            cvrp_routes.routes(costs[:1].astype(float), a.nodes, demand, vehicles=a.vehicles, solver="vrpsolver")
         for solver, count in (("gurobi", a.gurobi), ("highs", a.highs)):
             if count == 0:
                 continue
@@ -106,7 +112,7 @@ def main() -> None:
                 print(f"seed {seed} gurobi: skipped (gurobipy is not installed or has no licence)")
                 continue
             before, z0 = timed(C, demand, a.vehicles, solver, a.against, a.limit)
-            after, z1 = timed(C, demand, a.vehicles, solver, "today", None)
+            after, z1 = timed(C, demand, a.vehicles, "vrpsolver" if a.against == "cut-loop" else solver, "today", None)
             solved = ~np.isnan(z0)
             same = bool(np.allclose(z0[solved], z1[solved], atol=1e-6))
             unsolved = int((~solved).sum())

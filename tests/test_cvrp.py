@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import subprocess
 import sys
 import time
@@ -24,7 +25,7 @@ from ldopt.decomposition import user_oracles
 from ldopt.decomposition.user_oracles import check_oracle
 from ldopt.errors import InputError, SolverError
 from ldopt.oracles import fit_oracle
-from ldopt.problems import cvrp, cvrp_exact, cvrp_oracle, cvrp_packings, cvrp_routes, tsp, tsp_tours
+from ldopt.problems import cvrp, cvrp_exact, cvrp_oracle, cvrp_packings, cvrp_routes, cvrp_vrpsolver, tsp, tsp_tours
 from ldopt.runtime import cache
 from ldopt.solvers.registry import backend
 
@@ -33,6 +34,9 @@ N, Q, V = 7, 10.0, 3  # nodes (the depot and 6 customers): the compact model's H
 
 def _gurobi_ok() -> bool:
     return backend("gurobi").installed().ok  # installed and licensed
+
+
+NO_VRPSOLVER = "VRPSolver needs VRPSolverEasy 0.1.3 with its library (the 'routing' extra)"
 
 
 @pytest.fixture(scope="module")
@@ -59,13 +63,16 @@ def test_demands_are_cave_s():
 
 
 @pytest.mark.parametrize("enumerate_", [True, False], ids=["enumeration", "cut-loop"])
-@pytest.mark.parametrize("solver", ["highs", "gurobi"])
+@pytest.mark.parametrize("solver", ["highs", "gurobi", "vrpsolver"])
 def test_routes_are_optimal_and_feasible(small, solver, enumerate_, monkeypatch):
     """Exact routes equal HiGHS on the compact MTZ model (the reference), with negative costs
     too, and are points of the model with their arcs and loads: by the enumeration of the three
-    routes that six customers need here, or by the cut loop alone (no enumeration allowed)."""
+    routes that six customers need here, or by the cut loop alone (no enumeration allowed), or by
+    VRPSolver (the cut loop only where its routes do not fit)."""
     if solver == "gurobi" and not _gurobi_ok():
         pytest.skip("gurobipy is not installed or has no licence")
+    if solver == "vrpsolver" and not cvrp_vrpsolver.available():
+        pytest.skip(NO_VRPSOLVER)
     p, q, _ = small
     assert cvrp_packings.packings(q, Q, cvrp.min_vehicles(q, Q))  # few partitions: enumerated by default
     if not enumerate_:
@@ -115,6 +122,87 @@ def test_a_start_from_pyvrp_keeps_the_optimum(solver, pyvrp, monkeypatch):
     assert (len(lp_cuts) == len(C)) if solver == "highs" else (sum(map(len, lp_cuts)) >= 1)  # Gurobi: once
     given = [s for s in starts if s is not None]
     assert len(given) >= (0.75 * len(starts) if pyvrp == "installed" else 0) and (pyvrp == "installed" or not given)
+
+
+@pytest.mark.skipif(not cvrp_vrpsolver.available(), reason=NO_VRPSOLVER)
+@settings(max_examples=12, deadline=None)
+@given(
+    customers=st.integers(4, 9),
+    fill=st.floats(0.3, 0.95),
+    spare=st.integers(0, 2),
+    negative=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_vrpsolver_routes_are_the_cut_loop_s_optima(customers, fill, spare, negative, seed):
+    """VRPSolver's routes are routes of the edge model whose costs are the HiGHS cut loop's optima,
+    within VRPSolver's stopping gap (1e-6 absolute or 1e-7 relative), on random instances: demands
+    that fill the fewest vehicles to ``fill``, a vehicle or two to spare, costs negative or not."""
+    rng = np.random.default_rng(seed)
+    n, cap = customers + 1, 10.0
+    q = rng.uniform(1.0, 3.0, customers)
+    q *= cap * cvrp.min_vehicles(q, cap) * fill / q.sum()
+    q = np.minimum(q, cap)
+    most = min(cvrp.min_vehicles(q, cap) + spare, customers // 2)
+    C = rng.uniform(0.0, 5.0, (3, n * (n - 1) // 2)) - (2.5 if negative else 0.0)
+    ref = (C * cvrp_routes.routes(C, n, q, cap, most, solver="highs")).sum(1)
+    x = cvrp_routes.routes(C, n, q, cap, most, solver="vrpsolver")
+    assert _is_routes(x, n, q, cap, cvrp.min_vehicles(q, cap), most).all()
+    np.testing.assert_allclose((C * x).sum(1), ref, rtol=1e-7, atol=1e-6)
+
+
+@pytest.mark.skipif(not cvrp_vrpsolver.available(), reason=NO_VRPSOLVER)
+def test_vrpsolver_s_relaxed_routes_go_to_the_cut_loop():
+    """VRPSolver's model allows a route of one customer and rounds demands down; where its optimum
+    uses either (a customer next to the depot and far from the rest; four customers just over the
+    capacity together, in a cheap chain), its routes are refused and the cut loop's optimum stands."""
+    n, cap, most = 6, 10.0, 3
+    rng = np.random.default_rng(3)
+    E = tsp.edges(n)
+    lone = rng.uniform(1.0, 5.0, len(E))
+    for k, (i, j) in enumerate(E):
+        if 1 in (i, j):
+            lone[k] = 0.01 if 0 in (i, j) else 100.0
+    q_lone = np.full(n - 1, 2.0)
+    chain = rng.uniform(5.0, 9.0, len(E))
+    for k, (i, j) in enumerate(E):
+        if i > 0 and j == i + 1 and j <= 4:
+            chain[k] = 0.01  # 1-2-3-4: a cheap route, 1e-7 over capacity
+    q_chain = np.array([2.5 + 2.5e-8] * 4 + [1.0])
+    for costs, q in ((lone, q_lone), (chain, q_chain)):
+        C = costs[None]
+        assert np.isnan(cvrp_vrpsolver.routes(C, n, q, cap, most, None, 1)).all()  # refused
+        x = cvrp_routes.routes(C, n, q, cap, most, solver="vrpsolver")
+        assert _is_routes(x, n, q, cap, cvrp.min_vehicles(q, cap), most).all()
+        np.testing.assert_allclose((C * x).sum(1), (C * cvrp_routes.routes(C, n, q, cap, most, solver="highs")).sum(1))
+
+
+@pytest.mark.skipif(not cvrp_vrpsolver.available(), reason=NO_VRPSOLVER)
+def test_vrpsolver_workers_keep_to_their_folder_and_survive_a_crash(tmp_path, monkeypatch):
+    """VRPSolver writes files into its working folder: the workers' is private (0700) and the
+    caller's stays empty; a worker that dies answers ``None`` (its instance goes to the cut loop)
+    and the next task starts it again."""
+    monkeypatch.chdir(tmp_path)
+    n, cap, most = 7, 10.0, 3
+    q = np.full(n - 1, 3.0)
+    C = np.random.default_rng(0).uniform(0.0, 5.0, (2, n * (n - 1) // 2))
+    x = cvrp_routes.routes(C, n, q, cap, most, solver="vrpsolver")
+    assert list(tmp_path.iterdir()) == []
+    folder = cvrp_vrpsolver._FOLDER[0]
+    assert os.stat(folder).st_mode & 0o777 == 0o700
+    worker = cvrp_vrpsolver._workers(1)[0]
+    assert worker.ask(("not a task",)) is None  # the worker raised and ended
+    tours = worker.ask((C[0], n, q, cap, most, None))  # a new process answers: every customer on a route
+    assert tours is not None and sorted(v for t in tours for v in t) == list(range(1, n))
+    assert _is_routes(x, n, q, cap, 2, most).all()
+
+
+def test_vrpsolver_refusal_is_clear_when_missing(monkeypatch):
+    """``solver="vrpsolver"`` without VRPSolverEasy says how to install it; ``"auto"`` then uses the cut loop."""
+    monkeypatch.setitem(sys.modules, "VRPSolverEasy", None)  # not installed
+    with pytest.raises(SolverError, match="routing"):
+        cvrp_routes.routes(np.ones((1, 10)), 5, [1.0, 1.0, 1.0, 1.0], 30.0, 2, solver="vrpsolver")
+    x = cvrp_routes.routes(np.ones((1, 10)), 5, [1.0, 1.0, 1.0, 1.0], 30.0, 2)
+    assert _is_routes(x, 5, np.ones(4), 30.0, 1, 2).all()
 
 
 def _is_routes(x: np.ndarray, n: int, q: np.ndarray, cap: float, fewest: int, most: int) -> np.ndarray:
