@@ -25,7 +25,17 @@ from ldopt.decomposition import user_oracles
 from ldopt.decomposition.user_oracles import check_oracle
 from ldopt.errors import InputError, SolverError
 from ldopt.oracles import fit_oracle
-from ldopt.problems import cvrp, cvrp_exact, cvrp_oracle, cvrp_packings, cvrp_routes, cvrp_vrpsolver, tsp, tsp_tours
+from ldopt.problems import (
+    cvrp,
+    cvrp_exact,
+    cvrp_oracle,
+    cvrp_packings,
+    cvrp_pyvrp,
+    cvrp_routes,
+    cvrp_vrpsolver,
+    tsp,
+    tsp_tours,
+)
 from ldopt.runtime import cache
 from ldopt.solvers.registry import backend
 
@@ -196,6 +206,24 @@ def test_vrpsolver_workers_keep_to_their_folder_and_survive_a_crash(tmp_path, mo
     assert _is_routes(x, n, q, cap, 2, most).all()
 
 
+@pytest.mark.skipif(not cvrp_vrpsolver.available(), reason=NO_VRPSOLVER)
+def test_auto_takes_vrpsolver_from_25_customers_or_without_gurobi(monkeypatch):
+    """``"auto"`` asks VRPSolver for 25 customers; for 7, only where Gurobi is not licensed (its cut
+    loop is the faster there); the routes are the optima either way."""
+    asked: list[int] = []
+    real = cvrp_vrpsolver.routes
+    monkeypatch.setattr(cvrp_vrpsolver, "routes", lambda c, n, *a: asked.append(n) or real(c, n, *a))
+    rng = np.random.default_rng(2)
+    for n in (8, 26):
+        q = rng.uniform(1.0, 3.0, n - 1)
+        C = rng.uniform(0.0, 5.0, (1, n * (n - 1) // 2))
+        x = cvrp_routes.routes(C, n, q, 30.0, 4)
+        assert _is_routes(x, n, q, 30.0, cvrp.min_vehicles(q, 30.0), 4).all()
+        if n == 8:
+            np.testing.assert_allclose(C @ x[0], C @ cvrp_routes.routes(C, n, q, 30.0, 4, solver="highs")[0])
+    assert asked == ([26] if _gurobi_ok() else [8, 26])
+
+
 def test_vrpsolver_refusal_is_clear_when_missing(monkeypatch):
     """``solver="vrpsolver"`` without VRPSolverEasy says how to install it; ``"auto"`` then uses the cut loop."""
     monkeypatch.setitem(sys.modules, "VRPSolverEasy", None)  # not installed
@@ -252,16 +280,16 @@ def test_lone_customers_join_the_route_where_they_add_least():
     d = rng.uniform(1.0, 2.0, (6, 6))
     d = d + d.T
     q = np.array([1.0, 1.0, 1.0, 1.0, 5.0])
-    joined = cvrp_routes._join_lone([[1], [2, 3], [4, 5]], d, q, 6.0)  # only [2, 3] has room
+    joined = cvrp_pyvrp.join_lone([[1], [2, 3], [4, 5]], d, q, 6.0)  # only [2, 3] has room
     assert joined is not None and len(joined) == 2 and [4, 5] in joined
     added = {
         tuple(t): sum(d[a, b] for a, b in itertools.pairwise([0, *t, 0])) for t in ([1, 2, 3], [2, 1, 3], [2, 3, 1])
     }
     assert tuple(next(t for t in joined if 1 in t)) == min(added, key=added.get)
-    both = cvrp_routes._join_lone([[1], [2], [4, 5]], d, q, 6.0)  # the lone routes join each other
+    both = cvrp_pyvrp.join_lone([[1], [2], [4, 5]], d, q, 6.0)  # the lone routes join each other
     assert both is not None and sorted(map(sorted, both)) == [[1, 2], [4, 5]]
-    assert cvrp_routes._join_lone([[1], [4, 5]], d, q, 6.0) is None  # 5 + 1 + 1 > 6
-    paired = cvrp_routes._join_lone([[1], [2, 3, 5]], d, q, 7.0)  # 7 + 1 > 7: 1 pairs with 2, 3 or 5
+    assert cvrp_pyvrp.join_lone([[1], [4, 5]], d, q, 6.0) is None  # 5 + 1 + 1 > 6
+    paired = cvrp_pyvrp.join_lone([[1], [2, 3, 5]], d, q, 7.0)  # 7 + 1 > 7: 1 pairs with 2, 3 or 5
 
     def length(route: list[int]) -> float:
         return sum(d[a, b] for a, b in itertools.pairwise([0, *route, 0]))

@@ -2,7 +2,8 @@
 
 [`routes()`][ldopt.problems.cvrp_routes.routes] solves instances by VRPSolver's branch, cut and
 price where the ``routing`` extra installs it ([`cvrp_vrpsolver`][ldopt.problems.cvrp_vrpsolver]:
-its stronger bound solves CaVE's CVRP30 3 to 11 times sooner). Otherwise, and for the
+its stronger bound solves CaVE's CVRP30 3 to 11 times sooner; below 25 customers Gurobi's cut
+loop, where licensed, is the faster and goes first). Otherwise, and for the
 instances whose VRPSolver routes do not fit the edge model, it solves them on the edges alone, as
 CaVE's model does: the degree rows' MILP, and the rounded capacity cut ``Σ_{e⊆S} x_e ≤ |S| −
 ⌈q(S)/Q⌉`` (valid for every set ``S`` of customers) for every union ``S`` of a solution's
@@ -31,14 +32,14 @@ from __future__ import annotations
 
 import threading
 import time
-from itertools import combinations, pairwise
+from itertools import combinations
 from typing import Any, Literal
 
 import numpy as np
 
 from ldopt import checks
 from ldopt.errors import InputError, SolverError
-from ldopt.problems import cvrp, cvrp_packings
+from ldopt.problems import cvrp, cvrp_packings, cvrp_pyvrp
 from ldopt.problems.tsp import edges
 
 RouteSolver = Literal["auto", "vrpsolver", "gurobi", "highs"]
@@ -73,8 +74,9 @@ def routes(
     solver
         ``"vrpsolver"`` (branch, cut and price; the cut loop where its routes do not fit), the cut
         loop on ``"gurobi"`` (lazy cuts) or ``"highs"`` (re-solves), or ``"auto"``: VRPSolver where
-        it is installed, else Gurobi where it is installed and licensed for the instance's size,
-        else HiGHS.
+        it is installed (below 25 customers, Gurobi first where it is installed and licensed: its
+        cut loop is the faster there), else Gurobi where it is installed and licensed for the
+        instance's size, else HiGHS.
     time_limit
         Seconds per instance (VRPSolver, Gurobi) or per MILP solve (HiGHS), or ``None`` (the
         enumeration has none); an instance that VRPSolver does not finish goes to the cut loop, a
@@ -93,13 +95,21 @@ def routes(
         raise SolverError(
             "routes: solver='vrpsolver' needs VRPSolverEasy 0.1.3 with its library; pip install 'ldopt[routing]'"
         )
-    if how in ("auto", "vrpsolver") and cvrp_vrpsolver.available():
+    if how == "vrpsolver" or (how == "auto" and cvrp_vrpsolver.available() and not _gurobi_first(n)):
         out = cvrp_vrpsolver.routes(c, n, q, Q, V, time_limit, num_threads())
         rest = np.flatnonzero(np.isnan(out).any(1))
         if len(rest):
             out[rest] = _cut_loop(c[rest], n, q, Q, V, "auto", time_limit)
         return out
     return _cut_loop(c, n, q, Q, V, how, time_limit)
+
+
+def _gurobi_first(n: int) -> bool:
+    """Whether ``"auto"`` takes Gurobi's cut loop before VRPSolver: below ``_VRPSOLVER_FROM``
+    customers, where Gurobi is installed and licensed."""
+    from ldopt.solvers.registry import backend  # noqa: PLC0415
+
+    return n - 1 < _VRPSOLVER_FROM and backend("gurobi").installed().ok
 
 
 def _cut_loop(c: np.ndarray, n: int, q: np.ndarray, Q: float, V: int, how: str, limit: float | None) -> np.ndarray:
@@ -208,100 +218,16 @@ _ROOT_ROUNDS = 50  # the most rounds of cuts on the LP relaxation
 _START_AFTER: float | None = 0.3  # seconds of an instance's solve before PyVRP's routes join it
 # benchmarks/bench_cvrp_routes.py sets it to None for Gurobi's solve without them
 _CUTS_AFTER: float | None = 0.3  # Gurobi: seconds of an instance's solve before the LP relaxation's cuts join it
-_SEARCH = 1000  # PyVRP: iterations without improvement before its search stops
-_SCALE = 10**6  # PyVRP's integer distances and demands: the largest distance, and a unit of demand
+# one thread, an instance at a time, the cut loop on Gurobi against VRPSolver (benchmarks/bench_cvrp_routes.py
+# --against cut-loop): CVRP20 (seeds 42-46) 0.11-0.33 s against 0.47-1.68 s, CVRP30 11.4-34.1 s against 3.1-3.5 s
+_VRPSOLVER_FROM = 25  # customers from which "auto" takes VRPSolver before Gurobi's cut loop
 
 
 def _pyvrp_routes(c: np.ndarray, cuts: _Cuts, V: int) -> np.ndarray | None:
-    """[`_pyvrp_tours()`][ldopt.problems.cvrp_routes._pyvrp_tours] as 0/1 edges."""
-    tours = _pyvrp_tours(c, cuts, V)
-    return None if tours is None else _tour_edges(tours, cuts)
-
-
-def _tour_edges(tours: list[list[int]], cuts: _Cuts) -> np.ndarray:
-    """0/1 edges of ``tours`` (customers in order, each tour from and back to the depot)."""
-    x = np.zeros(len(cuts.E))
-    for t in tours:
-        walk = np.array([0, *t, 0])
-        x[cuts.index[walk[:-1], walk[1:]]] = 1.0
-    return x
-
-
-def _pyvrp_tours(c: np.ndarray, cuts: _Cuts, V: int) -> list[list[int]] | None:
-    """Good routes (customers in order) for the edge costs ``c`` by PyVRP's hybrid genetic search,
-    a solution to start the exact solve from; ``None`` where ``pyvrp`` is not installed or its best
-    routes do not fit the edge model (fewer than ``cuts.fewest / 2`` routes, or a route of one
-    customer that no move of ``_join_lone`` mends).
-
-    PyVRP takes integers: the costs plus a potential per customer (the most negative cost at it,
-    which every solution pays twice, so the order of solutions is kept) scaled to ``_SCALE``, the
-    demands rounded up and the capacity down (its routes are within the true capacity).
-    """
-    try:
-        import pyvrp  # noqa: PLC0415
-        from pyvrp.stop import NoImprovement  # noqa: PLC0415
-    except ImportError:
-        return None
-    n, Q = cuts.n, cuts.Q
-    d = c[cuts.index]
-    np.fill_diagonal(d, 0.0)
-    lowest = np.where(np.eye(n, dtype=bool), np.inf, d).min(1)
-    pi = np.maximum(0.0, -lowest)
-    pi[0] = 0.0
-    d = d + pi[:, None] + pi[None, :]
-    np.fill_diagonal(d, 0.0)
-    dist = np.round(d * (_SCALE / max(float(d.max()), 1e-300))).astype(np.int64)
-    q = cuts.weight[1:]
-    data = pyvrp.ProblemData(
-        locations=[pyvrp.Location(0, 0) for _ in range(n)],
-        clients=[pyvrp.Client(location=v, delivery=[int(np.ceil(q[v - 1] * _SCALE))]) for v in range(1, n)],
-        depots=[pyvrp.Depot(location=0)],
-        vehicle_types=[pyvrp.VehicleType(num_available=V, capacity=[int(np.floor(Q * _SCALE))])],
-        distance_matrices=[dist],
-        duration_matrices=[np.zeros_like(dist)],
-    )
-    best = pyvrp.solve(data, stop=NoImprovement(_SEARCH), seed=0, collect_stats=False).best
-    if not best.is_feasible():
-        return None
-    tours = _join_lone([[a.idx + 1 for a in r.schedule() if a.is_client()] for r in best.routes()], d, q, Q)
-    if tours is None or not cuts.fewest <= 2 * len(tours) <= 2 * V:
-        return None
-    return tours
-
-
-def _join_lone(tours: list[list[int]], d: np.ndarray, q: np.ndarray, Q: float) -> list[list[int]] | None:
-    """``tours`` (customers in order) without routes of one customer, which the edge model lacks (such
-    a route uses the depot's edge twice): each such customer ``v`` makes the cheapest of the moves
-    that keep every route within ``Q``: ``v`` put between two stops of another route, or ``v`` paired
-    in a new route with a customer taken from a route of three or more; ``None`` where none can."""
-    tours = [list(t) for t in tours]
-    while (lone := next((t for t in tours if len(t) == 1), None)) is not None:
-        tours.remove(lone)
-        v = lone[0]
-        best: tuple[float, list[int], int, int | None] | None = None  # (added cost, route, position, partner)
-        for t in tours:
-            stops = [0, *t, 0]
-            moves: list[tuple[float, int, int | None]] = []
-            if q[np.array(t) - 1].sum() + q[v - 1] <= Q:
-                moves += [(d[a, v] + d[v, b] - d[a, b], i, None) for i, (a, b) in enumerate(pairwise(stops))]
-            if len(t) >= 3:
-                moves += [
-                    (d[0, v] + d[v, w] + d[w, 0] - d[a, w] - d[w, b] + d[a, b], i, w)
-                    for i, (a, w, b) in enumerate(zip(stops, stops[1:], stops[2:], strict=False))
-                    if q[w - 1] + q[v - 1] <= Q
-                ]
-            for cost, i, w in moves:
-                if best is None or cost < best[0]:
-                    best = (float(cost), t, i, w)
-        if best is None:
-            return None
-        _, t, i, w = best
-        if w is None:
-            t.insert(i, v)
-        else:
-            del t[i]
-            tours.append([v, w])
-    return tours
+    """PyVRP's routes ([`cvrp_pyvrp.tours()`][ldopt.problems.cvrp_pyvrp.tours]) as 0/1 edges, a
+    start for the cut loop; ``None`` where there are none."""
+    found = cvrp_pyvrp.tours(c, cuts.n, cuts.weight[1:], cuts.Q, V, cuts.fewest // 2)
+    return None if found is None else cvrp_pyvrp.edges_of(found, cuts.n)
 
 
 def _solve(c: np.ndarray, cuts: _Cuts, V: int, how: str, limit: float | None) -> np.ndarray | None:

@@ -37,6 +37,9 @@ from typing import IO, Any
 
 import numpy as np
 
+from ldopt.problems import cvrp, cvrp_pyvrp
+from ldopt.problems.tsp import edges
+
 _SCALE = 10**4  # units of demand per unit: integer demands ⌊q·S⌋, capacity ⌊Q·S⌋
 _NO_LIMIT = 1e8  # VRPSolver's time limit where there is none
 _LOCK = threading.Lock()
@@ -79,10 +82,6 @@ def routes(
     workers
         Worker processes.
     """
-    from ldopt.problems.cvrp_routes import _Cuts, _tour_edges  # noqa: PLC0415
-    from ldopt.problems.tsp import edges  # noqa: PLC0415
-
-    cuts = _Cuts(num_nodes, np.array(edges(num_nodes)), q, Q)
     out = np.full(c.shape, np.nan)
     idle: queue.Queue[_Worker] = queue.Queue()
     for w in _workers(workers):
@@ -95,7 +94,7 @@ def routes(
         finally:
             idle.put(w)
         if tours is not None and fits(tours, num_nodes, q, Q, V):
-            out[i] = _tour_edges(tours, cuts)
+            out[i] = cvrp_pyvrp.edges_of(tours, num_nodes)
 
     with ThreadPoolExecutor(workers) as pool:
         list(pool.map(one, range(len(c))))
@@ -118,13 +117,9 @@ def _solve(task: tuple[np.ndarray, int, np.ndarray, float, int, float | None]) -
     VRPSolver proves none better, or ``None`` (not solved to optimality)."""
     from VRPSolverEasy.src import solver  # noqa: PLC0415
 
-    from ldopt.problems import cvrp_routes  # noqa: PLC0415
-    from ldopt.problems.tsp import edges  # noqa: PLC0415
-
     c, n, q, Q, V, limit = task
     E = np.array(edges(n))
-    cuts = cvrp_routes._Cuts(n, E, q, Q)
-    start = cvrp_routes._pyvrp_tours(c, cuts, V)
+    start = cvrp_pyvrp.tours(c, n, q, Q, V, cvrp.min_vehicles(q, Q))
     # every customer meets two edges: a potential per customer keeps every cost ≥ 0 and the order
     lowest = np.full(n, np.inf)
     np.minimum.at(lowest, E[:, 0], c)
@@ -141,7 +136,7 @@ def _solve(task: tuple[np.ndarray, int, np.ndarray, float, int, float | None]) -
         model.add_customer(id=v, demand=int(np.floor(q[v - 1] * _SCALE)))
     for (a, b), cost in zip(E, d, strict=True):
         model.add_link(start_point_id=int(a), end_point_id=int(b), distance=float(cost))
-    bound = {} if start is None else {"upper_bound": float(d @ cvrp_routes._tour_edges(start, cuts))}
+    bound = {} if start is None else {"upper_bound": float(d @ cvrp_pyvrp.edges_of(start, n))}
     model.set_parameters(time_limit=float(limit or _NO_LIMIT), solver_name="CLP", print_level=-2, **bound)
     model.solve()
     if model.status == 0:  # optimal routes found
