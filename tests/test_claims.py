@@ -1388,6 +1388,41 @@ def test_the_results_prose_figures_are_the_committed_runs(fragment):
     assert fragment in " ".join(README.replace("**", "").split())
 
 
+def test_vrpsolver_s_figures_are_the_benchmarks():
+    """docs/results.md's paragraph on VRPSolver quotes its benchmarks: the times and ratios against
+    the cut loop (CVRP30, CVRP20 on Gurobi and HiGHS) and the check of its optima on every seed."""
+    text = " ".join(README.replace("**", "").split())
+
+    def rows(name: str) -> list[dict]:
+        return json.loads((RESULTS / name).read_text())["rows"]
+
+    fragments = [
+        f"| CVRP30 seed {r['seed']}, {r['instances']} | {r['baseline_s']:.2f} | {r['new_s']:.2f} | {r['ratio']:.1f}× |"
+        for r in rows("cvrp30_routes_vrpsolver.json")
+    ]
+    cvrp20 = rows("cvrp20_routes_vrpsolver.json")
+    highs = rows("cvrp20_routes_vrpsolver_highs.json")
+    assert all(r["same_optima"] for r in [*rows("cvrp30_routes_vrpsolver.json"), *cvrp20, *highs])
+    ratio = sum(r["baseline_s"] * r["instances"] for r in highs) / sum(r["new_s"] * r["instances"] for r in highs)
+    fragments += [
+        f"{min(r['baseline_s'] for r in cvrp20):.2f}–{max(r['baseline_s'] for r in cvrp20):.2f} s an instance "
+        f"against VRPSolver's {min(r['new_s'] for r in cvrp20):.2f}–{max(r['new_s'] for r in cvrp20):.2f} s",
+        f"HiGHS's cut loop took {ratio:.1f} times VRPSolver's time there ({min(r['ratio'] for r in highs):.1f}× to "
+        f"{max(r['ratio'] for r in highs):.1f}× by seed",
+    ]
+    check = {r["seed"]: r for r in rows("cvrp30_vrpsolver_optima.json")}
+    assert sorted(check) == list(range(42, 52))
+    assert all(r["instances"] == 20 and r["equal"] == 20 for r in check.values())
+    usual = [r["seconds"] for seed, r in check.items() if seed not in (48, 50)]
+    fragments += [
+        f"{min(usual):.0f}–{max(usual):.0f} s for the 20 on seeds 42–47, 49 and 51, but {check[48]['seconds']:.0f} s "
+        f"on seed 48",
+        f"and {check[50]['seconds']:.0f} s on seed 50",
+    ]
+    for fragment in fragments:
+        assert fragment in text, fragment
+
+
 def _decisions(run: str, row: dict) -> np.ndarray:
     """The true costs of a routing row's test decisions, per instance (the file its ``decisions`` names)."""
     with np.load(RESULTS / "routing" / run / row["decisions"]) as z:
@@ -1395,40 +1430,60 @@ def _decisions(run: str, row: dict) -> np.ndarray:
 
 
 def test_cvrp30_on_the_full_test_set_extends_the_200_instance_run():
-    """CVRP30 seed 42 on all 1000 test instances (``cvrp30_full``): its first 200 optima are the
-    200-instance run's, each method's first 200 decisions give that run's regret (the training is
-    deterministic), every regret is the one its per-instance costs give, and the text quotes it."""
+    """CVRP30 on all 1000 test instances (``cvrp30_full``), seed by seed from 42: each finished
+    seed's first 200 optima are the 200-instance run's, each method's first 200 decisions give that
+    run's regret (the training is deterministic), every regret is the one its per-instance costs
+    give, and the text quotes seed 42's figures and the seed under way."""
     full, part = _routing("cvrp30_full"), _routing("cvrp30")
-    with np.load(RESULTS / "routing" / "cvrp30_full" / "optima" / "seed42.npz") as z:
-        opt = z["optima"]
-    assert len(opt) == 1000
-    for kept in (RESULTS / "routing" / "cvrp30_full" / "optima").glob("seed*.npz"):  # seeds under way too
+    seeds = sorted(full["bayes"])
+    assert seeds == list(range(42, 42 + len(seeds))) and all(sorted(rows_) == seeds for rows_ in full.values())
+    optima = RESULTS / "routing" / "cvrp30_full" / "optima"
+    for kept in optima.glob("seed*.npz"):  # the seed under way too
         with np.load(kept) as z, np.load(RESULTS / "routing" / "cvrp30" / "optima" / kept.name) as y:
             n = min(len(z["optima"]), 200)
             assert n >= 50 and np.array_equal(z["optima"][:n], y["optima"][:n]), kept.name
-    header = json.loads((RESULTS / "routing" / "cvrp30_full" / "optima" / "seed43.npz.json").read_text())
-    with np.load(RESULTS / "routing" / "cvrp30_full" / "optima" / "seed43.npz") as z:
-        under_way = len(z["optima"])
+    for seed in seeds:
+        with np.load(optima / f"seed{seed}.npz") as z:
+            opt = z["optima"]
+        assert len(opt) == 1000
+        for method, rows_ in full.items():
+            cost = _decisions("cvrp30_full", rows_[seed])
+            assert len(cost) == 1000 and np.all(cost >= opt - 1e-6 * np.abs(opt))  # no decision beats the optimum
+            assert 100 * (cost - opt).sum() / np.abs(opt).sum() == pytest.approx(rows_[seed]["regret"], rel=1e-12)
+            first = 100 * (cost[:200] - opt[:200]).sum() / np.abs(opt[:200]).sum()
+            assert first == pytest.approx(part[method][seed]["regret"], rel=1e-12), (method, seed)
     text = " ".join(README.replace("**", "").split())
-    for method, rows_ in full.items():
-        cost = _decisions("cvrp30_full", rows_[42])
-        assert len(cost) == 1000 and np.all(cost >= opt - 1e-6 * np.abs(opt))  # no decision beats the optimum
-        assert 100 * (cost - opt).sum() / np.abs(opt).sum() == pytest.approx(rows_[42]["regret"], rel=1e-12)
-        first = 100 * (cost[:200] - opt[:200]).sum() / np.abs(opt[:200]).sum()
-        assert first == pytest.approx(part[method][42]["regret"], rel=1e-12), method
     fy, fit, floor = (full[m][42] for m in ("ld:fy@1:L1:static:mse", "2s", "bayes"))
-    for fragment in (
+    fragments = [
         f"LD(FY σ = 1) reaches {fy['regret']:.2f}% on all 1000 test instances (against "
         f"{part['ld:fy@1:L1:static:mse'][42]['regret']:.2f}% on the first 200), the two-stage fit "
         f"{fit['regret']:.2f}% ({part['2s'][42]['regret']:.2f}%) and the floor {floor['regret']:.2f}% "
         f"({part['bayes'][42]['regret']:.2f}%)",
-        f"seed 43's first {under_way} test optima are solved and kept ({header['seconds']:.0f} s on the two cores",
-        f"seed 42's ratio of decisions to optima here "
-        f"({sum(r[42]['decisions_seconds'] for r in full.values()) / fy['optima_seconds']:.1f})",
+        f"seed 42's ratio of decisions to optima, "
+        f"{sum(r[42]['decisions_seconds'] for r in full.values()) / fy['optima_seconds']:.1f})",
         f"LD(FY) stays {_gap(9.13, fy['regret'])} points below CaVE+'s published 9.13% on this seed, with "
         f"{fy['train_seconds']:.0f} s of training",
         f"The 1000 test optima took {fy['optima_seconds']:.0f} s on the two cores, and the decisions "
         f"{floor['decisions_seconds']:.0f} s (the floor's), {fit['decisions_seconds']:.0f} s and "
         f"{fy['decisions_seconds']:.0f} s",
-    ):
+    ]
+    for seed in seeds[1:]:  # the seeds after 42, solved by VRPSolver
+        fy, fit, floor = (full[m][seed] for m in ("ld:fy@1:L1:static:mse", "2s", "bayes"))
+        fy200, fit200, floor200 = (part[m][seed]["regret"] for m in ("ld:fy@1:L1:static:mse", "2s", "bayes"))
+        fragments += [
+            f"Seed {seed}: LD(FY σ = 1) reaches {fy['regret']:.2f}% ({fy200:.2f}% on the first 200), the two-stage "
+            f"fit {fit['regret']:.2f}% ({fit200:.2f}%) and the floor {floor['regret']:.2f}% ({floor200:.2f}%), with "
+            f"{fy['train_seconds']:.0f} s of training; its 1000 test optima took {fy['optima_seconds']:.0f} s and its "
+            f"decisions {floor['decisions_seconds']:.0f} s, {fit['decisions_seconds']:.0f} s and "
+            f"{fy['decisions_seconds']:.0f} s",
+        ]
+    under_way = sorted(int(f.stem[4:]) for f in optima.glob("seed*.npz") if int(f.stem[4:]) not in seeds)
+    for seed in under_way:
+        header = json.loads((optima / f"seed{seed}.npz.json").read_text())
+        with np.load(optima / f"seed{seed}.npz") as z:
+            fragments.append(
+                f"seed {seed}'s first {len(z['optima'])} test optima are solved and kept "
+                f"({header['seconds']:.0f} s on the two cores"
+            )
+    for fragment in fragments:
         assert fragment in text, fragment

@@ -216,7 +216,7 @@ def _serve(tasks: IO[bytes], answers: IO[bytes]) -> None:
 
 
 if __name__ == "__main__":
-    # VRPSolver's own output must not reach the answers: they go through a copy of standard output
+    # the answers go through a copy of standard output; what VRPSolver prints there goes nowhere
     answers = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
     _serve(sys.stdin.buffer, answers)

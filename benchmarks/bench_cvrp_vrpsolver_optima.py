@@ -1,0 +1,67 @@
+"""VRPSolver's CVRP30 optima against the cut loop's, on the test instances the routing runs kept.
+
+``examples/routing.py`` keeps each seed's exact test optima (``<out>/optima/seed<s>.npz``), solved
+by the capacity cut loop before VRPSolver became the default: CVRP30 seed 42's 1000
+(``cvrp30_full``) and the first 200 of seeds 43–51 (``cvrp30``). This
+solves the same instances with ``cvrp_routes.routes(..., solver="vrpsolver")`` on the two cores
+and reports, per seed, how many optimal values are equal to the last digit, the largest
+difference, and the seconds; saves ``benchmarks/results/cvrp30_vrpsolver_optima.json`` after
+each seed (a rerun skips the seeds saved).
+
+    python benchmarks/bench_cvrp_vrpsolver_optima.py                  # seed 42's 1000, then 43-51's 200
+    python benchmarks/bench_cvrp_vrpsolver_optima.py --seeds 42 --count 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ldopt.problems import cvrp, cvrp_routes
+from ldopt.runtime import cache
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "examples"))
+import routing
+
+RUNS = Path(__file__).parent / "results" / "routing"
+OUT = Path(__file__).parent / "results" / "cvrp30_vrpsolver_optima.json"
+
+
+def kept(seed: int) -> np.ndarray:
+    """The cut loop's kept test optima of ``seed``: seed 42's 1000, the first 200 of the others."""
+    with np.load(RUNS / ("cvrp30_full" if seed == 42 else "cvrp30") / "optima" / f"seed{seed}.npz") as z:
+        return z["optima"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seeds", type=int, nargs="+", default=list(range(42, 52)))
+    ap.add_argument("--count", type=int, default=None, help="the most instances a seed (default: all kept)")
+    ap.add_argument("--out", type=Path, default=OUT)
+    a = ap.parse_args()
+    rows = json.loads(a.out.read_text())["rows"] if a.out.exists() else []
+    for seed in a.seeds:
+        if any(r["seed"] == seed for r in rows):
+            continue
+        ref = kept(seed)[: a.count]
+        d = routing.split(31, 4, seed, 1000, 100, len(ref), "cvrp")
+        costs, q = d.c_test[: len(ref)], cvrp.demands(seed, 30)
+        t = time.perf_counter()
+        z = (costs * cvrp_routes.routes(costs, 31, q, vehicles=8, solver="vrpsolver")).sum(1)
+        seconds = time.perf_counter() - t
+        diff = np.abs(z - ref)
+        rows.append(dict(seed=seed, instances=len(ref), equal=int((z == ref).sum()), max_abs_diff=float(diff.max()),
+                         max_rel_diff=float((diff / np.abs(ref)).max()), seconds=seconds))  # fmt: skip
+        print(f"seed {seed}: {len(ref)} instances, {rows[-1]['equal']} optima equal to the last digit, largest "
+              f"difference {diff.max():.2e}, {seconds:.0f} s on the two cores", flush=True)  # fmt: skip
+        cache.write_text(a.out, json.dumps(dict(rows=rows), indent=1))
+    print(f"saved {a.out}")
+
+
+if __name__ == "__main__":
+    main()
