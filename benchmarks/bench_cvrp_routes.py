@@ -21,7 +21,7 @@ packings per demand vector, about 0.3 s), the ratio, and that the optimal values
     python benchmarks/bench_cvrp_routes.py --seeds 47 --gurobi 4 --highs 0 --limit 60 --out seed47.json
     python benchmarks/bench_cvrp_routes.py --against no-start --nodes 31 --vehicles 8 --seeds 42 43 \\
         --gurobi 24 --highs 0 --out benchmarks/results/cvrp30_routes_start.json
-    python benchmarks/bench_cvrp_routes.py --against cut-loop --nodes 31 --vehicles 8 --seeds 43 47 \
+    python benchmarks/bench_cvrp_routes.py --against cut-loop --nodes 31 --vehicles 8 --seeds 43 47 \\
         --gurobi 10 --highs 0 --out benchmarks/results/cvrp30_routes_vrpsolver.json
 
 ``--limit`` caps the baseline's seconds per instance; an instance it leaves unsolved counts

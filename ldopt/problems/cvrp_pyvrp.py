@@ -28,7 +28,7 @@ def edges_of(tours: list[list[int]], num_nodes: int) -> np.ndarray:
     num_nodes
         Nodes, the depot included.
     """
-    index = _index(num_nodes)
+    index = edge_index(num_nodes)
     x = np.zeros(num_nodes * (num_nodes - 1) // 2)
     for t in tours:
         walk = np.array([0, *t, 0])
@@ -36,12 +36,40 @@ def edges_of(tours: list[list[int]], num_nodes: int) -> np.ndarray:
     return x
 
 
-def _index(n: int) -> np.ndarray:
-    """The edge of each pair of nodes ``(n, n)`` (the diagonal: 0)."""
-    E = np.array(edges(n))
-    index = np.zeros((n, n), dtype=int)
+def edge_index(num_nodes: int) -> np.ndarray:
+    """The edge (PyEPO's order) of each pair of nodes ``(n, n)``; the diagonal: 0.
+
+    Parameters
+    ----------
+    num_nodes
+        Nodes, the depot included.
+    """
+    E = np.array(edges(num_nodes))
+    index = np.zeros((num_nodes, num_nodes), dtype=int)
     index[E[:, 0], E[:, 1]] = index[E[:, 1], E[:, 0]] = np.arange(len(E))
     return index
+
+
+def potentials(c: np.ndarray, num_nodes: int) -> np.ndarray:
+    """A potential per node ``(n,)``: minus the most negative cost of an edge at each customer (0
+    where none is negative, and at the depot). Every customer meets two edges in every solution, so
+    adding ``π_i + π_j`` to each edge ``ij`` makes every cost ≥ 0 and adds the same ``2 Σ π`` to
+    every solution's cost: the order of solutions is kept.
+
+    Parameters
+    ----------
+    c
+        Edge costs ``(n(n−1)/2,)``.
+    num_nodes
+        Nodes, the depot included.
+    """
+    E = np.array(edges(num_nodes))
+    lowest = np.full(num_nodes, np.inf)
+    np.minimum.at(lowest, E[:, 0], c)
+    np.minimum.at(lowest, E[:, 1], c)
+    pi = np.maximum(0.0, -lowest)
+    pi[0] = 0.0
+    return pi
 
 
 def tours(c: np.ndarray, num_nodes: int, q: np.ndarray, Q: float, V: int, fewest: int) -> list[list[int]] | None:
@@ -50,8 +78,8 @@ def tours(c: np.ndarray, num_nodes: int, q: np.ndarray, Q: float, V: int, fewest
     than ``fewest`` routes, or a route of one customer that no move of
     [`join_lone()`][ldopt.problems.cvrp_pyvrp.join_lone] mends).
 
-    PyVRP takes integers: the costs plus a potential per customer (the most negative cost at it,
-    which every solution pays twice, so the order of solutions is kept) scaled to ``_SCALE``, the
+    PyVRP takes integers: the costs plus the
+    [`potentials()`][ldopt.problems.cvrp_pyvrp.potentials] (the order of solutions kept) scaled to ``_SCALE``, the
     demands rounded up and the capacity down (its routes are within the true capacity).
 
     Parameters
@@ -75,12 +103,8 @@ def tours(c: np.ndarray, num_nodes: int, q: np.ndarray, Q: float, V: int, fewest
     except ImportError:
         return None
     n = num_nodes
-    d = c[_index(n)]
-    np.fill_diagonal(d, 0.0)
-    lowest = np.where(np.eye(n, dtype=bool), np.inf, d).min(1)
-    pi = np.maximum(0.0, -lowest)
-    pi[0] = 0.0
-    d = d + pi[:, None] + pi[None, :]
+    pi = potentials(c, n)
+    d = c[edge_index(n)] + pi[:, None] + pi[None, :]
     np.fill_diagonal(d, 0.0)
     dist = np.round(d * (_SCALE / max(float(d.max()), 1e-300))).astype(np.int64)
     data = pyvrp.ProblemData(

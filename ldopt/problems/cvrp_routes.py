@@ -30,6 +30,7 @@ model uses it everywhere (training optima, validation, regrets).
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from itertools import combinations
@@ -107,9 +108,15 @@ def routes(
 def _gurobi_first(n: int) -> bool:
     """Whether ``"auto"`` takes Gurobi's cut loop before VRPSolver: below ``_VRPSOLVER_FROM``
     customers, where Gurobi is installed and licensed."""
+    return n - 1 < _VRPSOLVER_FROM and _gurobi_licensed()
+
+
+@functools.cache
+def _gurobi_licensed() -> bool:
+    """Whether Gurobi is installed and licensed (checked once a process: it starts an environment)."""
     from ldopt.solvers.registry import backend  # noqa: PLC0415
 
-    return n - 1 < _VRPSOLVER_FROM and backend("gurobi").installed().ok
+    return backend("gurobi").installed().ok
 
 
 def _cut_loop(c: np.ndarray, n: int, q: np.ndarray, Q: float, V: int, how: str, limit: float | None) -> np.ndarray:
@@ -156,8 +163,7 @@ class _Cuts:
         self.weight = np.concatenate(([0.0], q))
         self.inner = E[:, 0] > 0
         self.at = [np.flatnonzero((E[:, 0] == v) | (E[:, 1] == v)).astype(np.int32) for v in range(n)]  # edges at v
-        self.index = np.zeros((n, n), dtype=int)  # the edge of each pair of nodes (the diagonal: none, 0)
-        self.index[E[:, 0], E[:, 1]] = self.index[E[:, 1], E[:, 0]] = np.arange(len(E))
+        self.index = cvrp_pyvrp.edge_index(n)  # the edge of each pair of nodes (the diagonal: none, 0)
         self.fewest = 2 * cvrp.min_vehicles(q, Q)  # the depot's least degree
 
     def cut(self, inside: np.ndarray, x: np.ndarray, tol: float) -> tuple[np.ndarray, float] | None:

@@ -120,12 +120,7 @@ def _solve(task: tuple[np.ndarray, int, np.ndarray, float, int, float | None]) -
     c, n, q, Q, V, limit = task
     E = np.array(edges(n))
     start = cvrp_pyvrp.tours(c, n, q, Q, V, cvrp.min_vehicles(q, Q))
-    # every customer meets two edges: a potential per customer keeps every cost ≥ 0 and the order
-    lowest = np.full(n, np.inf)
-    np.minimum.at(lowest, E[:, 0], c)
-    np.minimum.at(lowest, E[:, 1], c)
-    pi = np.maximum(0.0, -lowest)
-    pi[0] = 0.0
+    pi = cvrp_pyvrp.potentials(c, n)  # every cost ≥ 0, the order of solutions kept
     d = c + pi[E[:, 0]] + pi[E[:, 1]]
     model = solver.Model()
     model.add_vehicle_type(
