@@ -79,8 +79,9 @@ def tours(c: np.ndarray, num_nodes: int, q: np.ndarray, Q: float, V: int, fewest
     [`join_lone()`][ldopt.problems.cvrp_pyvrp.join_lone] mends).
 
     PyVRP takes integers: the costs plus the
-    [`potentials()`][ldopt.problems.cvrp_pyvrp.potentials] (the order of solutions kept) scaled to ``_SCALE``, the
-    demands rounded up and the capacity down (its routes are within the true capacity).
+    [`potentials()`][ldopt.problems.cvrp_pyvrp.potentials] (the order of solutions kept), scaled
+    to ``_SCALE``; the demands rounded up and the capacity down (its routes are within the true
+    capacity).
 
     Parameters
     ----------
