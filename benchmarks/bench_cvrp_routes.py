@@ -7,7 +7,9 @@ taken ``_START_AFTER`` seconds. ``--against previous`` (the default) is the prev
 each violating component alone, nothing else; ``--against no-start`` is today's rules without
 PyVRP's start; ``--against no-root-cuts`` without the LP relaxation's cuts on Gurobi;
 ``--against cut-loop`` is today's cut loop, and the new side VRPSolver's branch, cut and price
-(``solver="vrpsolver"``, ``routes()``'s default where the ``routing`` extra installs it).
+(``solver="vrpsolver"``, ``routes()``'s default where the ``routing`` extra installs it);
+``--against vrpsolver-defaults`` is VRPSolver with VRPSolverEasy's default parameters, and the new
+side VRPSolver with ldopt's (``cvrp_vrpsolver._CONFIG``: rank-1 cuts of at most 3 rows).
 
 CaVE's CVRP (capacity 30, ``np.random.rand(nodes - 1) * 10`` demands of seed ``s``; CVRP20: 21
 nodes and 5 vehicles, CVRP30: 31 nodes and 8) on the first instances of PyEPO's costs for seed
@@ -23,6 +25,8 @@ packings per demand vector, about 0.3 s), the ratio, and that the optimal values
         --gurobi 24 --highs 0 --out benchmarks/results/cvrp30_routes_start.json
     python benchmarks/bench_cvrp_routes.py --against cut-loop --nodes 31 --vehicles 8 --seeds 43 47 \\
         --gurobi 10 --highs 0 --out benchmarks/results/cvrp30_routes_vrpsolver.json
+    python benchmarks/bench_cvrp_routes.py --against vrpsolver-defaults --nodes 31 --vehicles 8 \\
+        --seeds 43 44 47 48 --gurobi 10 --highs 0 --out benchmarks/results/cvrp30_routes_vrpsolver_config.json
 
 ``--limit`` caps the baseline's seconds per instance; an instance it leaves unsolved counts
 the limit, so its ratio is then a lower bound (the third line: seed 47, whose demands three
@@ -40,33 +44,35 @@ from typing import Literal, get_args
 import numpy as np
 
 from ldopt.errors import SolverError
-from ldopt.problems import cvrp, cvrp_packings, cvrp_routes, tsp
+from ldopt.problems import cvrp, cvrp_packings, cvrp_routes, cvrp_vrpsolver, tsp
 from ldopt.runtime import cache
 from ldopt.solvers.registry import backend
 
 OUT = Path(__file__).parent / "results" / "cvrp_routes.json"
 
 
-Rules = Literal["today", "previous", "no-start", "no-root-cuts", "cut-loop"]
+Rules = Literal["today", "previous", "no-start", "no-root-cuts", "cut-loop", "vrpsolver-defaults"]
 TODAY = (
     cvrp_routes._UNIONS, cvrp_routes._ROOT_ROUNDS, cvrp_packings._MOST, cvrp_routes._START_AFTER,
-    cvrp_routes._CUTS_AFTER,
+    cvrp_routes._CUTS_AFTER, cvrp_vrpsolver._CONFIG,
 )  # fmt: skip
 
 
 def use(rules: Rules) -> None:
     """Set ``cvrp_routes``'s rules."""
-    unions, rounds, most, start, cuts = TODAY
+    unions, rounds, most, start, cuts, config = TODAY
     if rules == "previous":
         unions, rounds, most, start, cuts = 0, 0, 0, None, None
     elif rules == "no-start":
         start = None
     elif rules == "no-root-cuts":
         cuts = None
+    elif rules == "vrpsolver-defaults":
+        config = None
     (
         cvrp_routes._UNIONS, cvrp_routes._ROOT_ROUNDS, cvrp_packings._MOST, cvrp_routes._START_AFTER,
-        cvrp_routes._CUTS_AFTER,
-    ) = (unions, rounds, most, start, cuts)  # fmt: skip
+        cvrp_routes._CUTS_AFTER, cvrp_vrpsolver._CONFIG,
+    ) = (unions, rounds, most, start, cuts, config)  # fmt: skip
 
 
 def timed(
@@ -102,7 +108,8 @@ def main() -> None:
     for seed in a.seeds:
         demand = cvrp.demands(seed, a.nodes - 1)
         _, costs = tsp.gen_data(max(a.gurobi, a.highs), 10, a.nodes, 4, 0.5, seed)
-        if a.against == "cut-loop":  # VRPSolver's workers start once, outside the timing
+        vrpsolver = a.against in ("cut-loop", "vrpsolver-defaults")
+        if vrpsolver:  # VRPSolver's workers start once, outside the timing
             cvrp_routes.routes(costs[:1].astype(float), a.nodes, demand, vehicles=a.vehicles, solver="vrpsolver")
         for solver, count in (("gurobi", a.gurobi), ("highs", a.highs)):
             if count == 0:
@@ -111,8 +118,9 @@ def main() -> None:
             if solver == "gurobi" and not gurobi_ok:
                 print(f"seed {seed} gurobi: skipped (gurobipy is not installed or has no licence)")
                 continue
-            before, z0 = timed(C, demand, a.vehicles, solver, a.against, a.limit)
-            after, z1 = timed(C, demand, a.vehicles, "vrpsolver" if a.against == "cut-loop" else solver, "today", None)
+            baseline = "vrpsolver" if a.against == "vrpsolver-defaults" else solver
+            before, z0 = timed(C, demand, a.vehicles, baseline, a.against, a.limit)
+            after, z1 = timed(C, demand, a.vehicles, "vrpsolver" if vrpsolver else solver, "today", None)
             solved = ~np.isnan(z0)
             same = bool(np.allclose(z0[solved], z1[solved], atol=1e-6))
             unsolved = int((~solved).sum())

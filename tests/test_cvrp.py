@@ -201,7 +201,7 @@ def test_vrpsolver_workers_keep_to_their_folder_and_survive_a_crash(tmp_path, mo
     assert os.stat(folder).st_mode & 0o777 == 0o700
     worker = cvrp_vrpsolver._workers(1)[0]
     assert worker.ask(("not a task",)) is None  # the worker raised and ended
-    tours = worker.ask((C[0], n, q, cap, most, None))  # a new process answers: every customer on a route
+    tours = worker.ask((C[0], n, q, cap, most, None, cvrp_vrpsolver._CONFIG))  # a new process answers
     assert tours is not None and sorted(v for t in tours for v in t) == list(range(1, n))
     assert _is_routes(x, n, q, cap, 2, most).all()
 

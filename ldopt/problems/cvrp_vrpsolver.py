@@ -22,6 +22,7 @@ cut loop then solves.
 from __future__ import annotations
 
 import atexit
+import math
 import os
 import pickle
 import queue
@@ -41,6 +42,17 @@ from ldopt.problems import cvrp, cvrp_pyvrp
 from ldopt.problems.tsp import edges
 
 _SCALE = 10**4  # units of demand per unit: integer demands ⌊q·S⌋, capacity ⌊Q·S⌋
+# BaPCod's parameters (VRPSolverEasy's CLP set-up, quiet) with rank-1 cuts of at most 3 rows: the
+# default's 4- and 5-row cuts cost more time than their bound saves on CaVE's CVRP30 (3-11x the
+# time: benchmarks/bench_cvrp_routes.py --against vrpsolver-defaults); None: VRPSolverEasy's defaults
+_CONFIG: str | None = """\
+MaxNbOfStagesInColGenProcedure = 3
+colGenSubProbSolMode = 3
+MipSolverMultiThread = 1
+solverName = CLP_SOLVER
+DEFAULTPRINTLEVEL = -2
+RCSPrankOneCutsMaxNumRows = 3
+"""
 _NO_LIMIT = 1e8  # VRPSolver's time limit where there is none
 _LOCK = threading.Lock()
 _WORKERS: list[_Worker] = []  # started once per process, in one private working folder
@@ -90,7 +102,7 @@ def routes(
     def one(i: int) -> None:
         w = idle.get()
         try:
-            tours = w.ask((c[i], num_nodes, q, Q, V, time_limit))
+            tours = w.ask((c[i], num_nodes, q, Q, V, time_limit, _CONFIG))
         finally:
             idle.put(w)
         if tours is not None and fits(tours, num_nodes, q, Q, V):
@@ -112,12 +124,12 @@ def fits(tours: list[list[int]], num_nodes: int, q: np.ndarray, Q: float, V: int
     )
 
 
-def _solve(task: tuple[np.ndarray, int, np.ndarray, float, int, float | None]) -> list[list[int]] | None:
+def _solve(task: tuple[np.ndarray, int, np.ndarray, float, int, float | None, str | None]) -> list[list[int]] | None:
     """One instance in a worker: VRPSolver's optimal routes (customers in order), PyVRP's where
     VRPSolver proves none better, or ``None`` (not solved to optimality)."""
     from VRPSolverEasy.src import solver  # noqa: PLC0415
 
-    c, n, q, Q, V, limit = task
+    c, n, q, Q, V, limit, config = task
     E = np.array(edges(n))
     start = cvrp_pyvrp.tours(c, n, q, Q, V, cvrp.min_vehicles(q, Q))
     pi = cvrp_pyvrp.potentials(c, n)  # every cost ≥ 0, the order of solutions kept
@@ -132,13 +144,32 @@ def _solve(task: tuple[np.ndarray, int, np.ndarray, float, int, float | None]) -
     for (a, b), cost in zip(E, d, strict=True):
         model.add_link(start_point_id=int(a), end_point_id=int(b), distance=float(cost))
     bound = {} if start is None else {"upper_bound": float(d @ cvrp_pyvrp.edges_of(start, n))}
-    model.set_parameters(time_limit=float(limit or _NO_LIMIT), solver_name="CLP", print_level=-2, **bound)
+    model.set_parameters(
+        time_limit=float(limit or _NO_LIMIT),
+        solver_name="CLP",
+        print_level=-2,
+        config_file=_config_file(config, limit),
+        **bound,
+    )
     model.solve()
     if model.status == 0:  # optimal routes found
         return [[int(p) for p in r.point_ids[1:-1]] for r in model.solution.routes]
     if model.status == 2 and start is not None:  # none better than PyVRP's: they are optimal
         return start
     return None
+
+
+def _config_file(config: str | None, limit: float | None) -> str:
+    """A file of BaPCod's parameters ``config`` and the time limit in the worker's working folder,
+    one per process (``""``: none, VRPSolverEasy's defaults; a file's limit replaces theirs)."""
+    if config is None:
+        return ""
+    if limit is not None:
+        config += f"GlobalTimeLimit = {math.ceil(limit)}\n"
+    path = Path(f"bapcod-{os.getpid()}.cfg").resolve()
+    if not path.exists() or path.read_text() != config:
+        path.write_text(config)
+    return str(path)
 
 
 class _Worker:
