@@ -8,8 +8,10 @@ each violating component alone, nothing else; ``--against no-start`` is today's 
 PyVRP's start; ``--against no-root-cuts`` without the LP relaxation's cuts on Gurobi;
 ``--against cut-loop`` is today's cut loop, and the new side VRPSolver's branch, cut and price
 (``solver="vrpsolver"``, ``routes()``'s default where the ``routing`` extra installs it);
-``--against vrpsolver-defaults`` is VRPSolver with VRPSolverEasy's default parameters, and the new
-side VRPSolver with ldopt's (``cvrp_vrpsolver._CONFIG``: rank-1 cuts of at most 3 rows).
+``--against vrpsolver-previous`` is VRPSolver as it was before 2026-12-01 (VRPSolverEasy's default
+parameters; an instance whose routes serve a customer alone left to the cut loop), and the new
+side VRPSolver today (rank-1 cuts of at most 3 rows, ``cvrp_vrpsolver._CONFIG``; such an instance
+solved again with those customers kept from routes of their own, ``cvrp_vrpsolver._ALONE``).
 
 CaVE's CVRP (capacity 30, ``np.random.rand(nodes - 1) * 10`` demands of seed ``s``; CVRP20: 21
 nodes and 5 vehicles, CVRP30: 31 nodes and 8) on the first instances of PyEPO's costs for seed
@@ -25,7 +27,7 @@ packings per demand vector, about 0.3 s), the ratio, and that the optimal values
         --gurobi 24 --highs 0 --out benchmarks/results/cvrp30_routes_start.json
     python benchmarks/bench_cvrp_routes.py --against cut-loop --nodes 31 --vehicles 8 --seeds 43 47 \\
         --gurobi 10 --highs 0 --out benchmarks/results/cvrp30_routes_vrpsolver.json
-    python benchmarks/bench_cvrp_routes.py --against vrpsolver-defaults --nodes 31 --vehicles 8 \\
+    python benchmarks/bench_cvrp_routes.py --against vrpsolver-previous --nodes 31 --vehicles 8 \\
         --seeds 43 44 47 48 --gurobi 10 --highs 0 --out benchmarks/results/cvrp30_routes_vrpsolver_config.json
 
 ``--limit`` caps the baseline's seconds per instance; an instance it leaves unsolved counts
@@ -51,28 +53,28 @@ from ldopt.solvers.registry import backend
 OUT = Path(__file__).parent / "results" / "cvrp_routes.json"
 
 
-Rules = Literal["today", "previous", "no-start", "no-root-cuts", "cut-loop", "vrpsolver-defaults"]
+Rules = Literal["today", "previous", "no-start", "no-root-cuts", "cut-loop", "vrpsolver-previous"]
 TODAY = (
     cvrp_routes._UNIONS, cvrp_routes._ROOT_ROUNDS, cvrp_packings._MOST, cvrp_routes._START_AFTER,
-    cvrp_routes._CUTS_AFTER, cvrp_vrpsolver._CONFIG,
+    cvrp_routes._CUTS_AFTER, cvrp_vrpsolver._CONFIG, cvrp_vrpsolver._ALONE,
 )  # fmt: skip
 
 
 def use(rules: Rules) -> None:
     """Set ``cvrp_routes``'s rules."""
-    unions, rounds, most, start, cuts, config = TODAY
+    unions, rounds, most, start, cuts, config, alone = TODAY
     if rules == "previous":
         unions, rounds, most, start, cuts = 0, 0, 0, None, None
     elif rules == "no-start":
         start = None
     elif rules == "no-root-cuts":
         cuts = None
-    elif rules == "vrpsolver-defaults":
-        config = None
+    elif rules == "vrpsolver-previous":
+        config, alone = None, False
     (
         cvrp_routes._UNIONS, cvrp_routes._ROOT_ROUNDS, cvrp_packings._MOST, cvrp_routes._START_AFTER,
-        cvrp_routes._CUTS_AFTER, cvrp_vrpsolver._CONFIG,
-    ) = (unions, rounds, most, start, cuts, config)  # fmt: skip
+        cvrp_routes._CUTS_AFTER, cvrp_vrpsolver._CONFIG, cvrp_vrpsolver._ALONE,
+    ) = (unions, rounds, most, start, cuts, config, alone)  # fmt: skip
 
 
 def timed(
@@ -108,7 +110,7 @@ def main() -> None:
     for seed in a.seeds:
         demand = cvrp.demands(seed, a.nodes - 1)
         _, costs = tsp.gen_data(max(a.gurobi, a.highs), 10, a.nodes, 4, 0.5, seed)
-        vrpsolver = a.against in ("cut-loop", "vrpsolver-defaults")
+        vrpsolver = a.against in ("cut-loop", "vrpsolver-previous")
         if vrpsolver:  # VRPSolver's workers start once, outside the timing
             cvrp_routes.routes(costs[:1].astype(float), a.nodes, demand, vehicles=a.vehicles, solver="vrpsolver")
         for solver, count in (("gurobi", a.gurobi), ("highs", a.highs)):
@@ -118,7 +120,7 @@ def main() -> None:
             if solver == "gurobi" and not gurobi_ok:
                 print(f"seed {seed} gurobi: skipped (gurobipy is not installed or has no licence)")
                 continue
-            baseline = "vrpsolver" if a.against == "vrpsolver-defaults" else solver
+            baseline = "vrpsolver" if a.against == "vrpsolver-previous" else solver
             before, z0 = timed(C, demand, a.vehicles, baseline, a.against, a.limit)
             after, z1 = timed(C, demand, a.vehicles, "vrpsolver" if vrpsolver else solver, "today", None)
             solved = ~np.isnan(z0)

@@ -161,29 +161,43 @@ def test_vrpsolver_routes_are_the_cut_loop_s_optima(customers, fill, spare, nega
 
 
 @pytest.mark.skipif(not cvrp_vrpsolver.available(), reason=NO_VRPSOLVER)
-def test_vrpsolver_s_relaxed_routes_go_to_the_cut_loop():
-    """VRPSolver's model allows a route of one customer and rounds demands down; where its optimum
-    uses either (a customer next to the depot and far from the rest; four customers just over the
-    capacity together, in a cheap chain), its routes are refused and the cut loop's optimum stands."""
-    n, cap, most = 6, 10.0, 3
-    rng = np.random.default_rng(3)
+@pytest.mark.parametrize("alone", [1, 2, 3, 5])
+def test_vrpsolver_keeps_customers_from_routes_of_their_own(alone):
+    """VRPSolver's model allows a route of one customer; where its optimum has such routes (customers
+    next to the depot and far from the rest, vehicles to spare), it solves again with them kept from
+    routes of their own (1, 2, 3 and 5 of them: one vehicle type, then two, then three), and its own
+    routes are the edge model's optimum (the HiGHS cut loop's), with no cut loop after it."""
+    n, cap, most = 9, 10.0, 6
+    rng = np.random.default_rng(alone)
     E = tsp.edges(n)
-    lone = rng.uniform(1.0, 5.0, len(E))
+    costs = rng.uniform(1.0, 5.0, len(E))
     for k, (i, j) in enumerate(E):
-        if 1 in (i, j):
-            lone[k] = 0.01 if 0 in (i, j) else 100.0
-    q_lone = np.full(n - 1, 2.0)
-    chain = rng.uniform(5.0, 9.0, len(E))
-    for k, (i, j) in enumerate(E):
-        if i > 0 and j == i + 1 and j <= 4:
-            chain[k] = 0.01  # 1-2-3-4: a cheap route, 1e-7 over capacity
-    q_chain = np.array([2.5 + 2.5e-8] * 4 + [1.0])
-    for costs, q in ((lone, q_lone), (chain, q_chain)):
-        C = costs[None]
-        assert np.isnan(cvrp_vrpsolver.routes(C, n, q, cap, most, None, 1)).all()  # refused
-        x = cvrp_routes.routes(C, n, q, cap, most, solver="vrpsolver")
-        assert _is_routes(x, n, q, cap, cvrp.min_vehicles(q, cap), most).all()
-        np.testing.assert_allclose((C * x).sum(1), (C * cvrp_routes.routes(C, n, q, cap, most, solver="highs")).sum(1))
+        if j <= alone or 1 <= i <= alone:  # an edge at customers 1..alone (i < j)
+            costs[k] = 0.01 if i == 0 else 100.0  # near the depot, far from the rest and each other
+    q = np.full(n - 1, 2.0)
+    C = costs[None]
+    x = cvrp_vrpsolver.routes(C, n, q, cap, most, None, 1)
+    assert _is_routes(x, n, q, cap, 1, most).all()
+    np.testing.assert_allclose((C * x).sum(1), (C * cvrp_routes.routes(C, n, q, cap, most, solver="highs")).sum(1))
+
+
+@pytest.mark.skipif(not cvrp_vrpsolver.available(), reason=NO_VRPSOLVER)
+def test_vrpsolver_s_routes_over_capacity_go_to_the_cut_loop():
+    """VRPSolver's model rounds demands down; where its optimum uses that (four customers just over
+    the capacity together, in a cheap chain, beside a cheap pair), its routes are refused and the cut
+    loop's optimum stands."""
+    n, cap, most = 7, 10.0, 3
+    rng = np.random.default_rng(3)
+    chain = rng.uniform(5.0, 9.0, len(tsp.edges(n)))
+    for k, (i, j) in enumerate(tsp.edges(n)):
+        if (i > 0 and j == i + 1 and j <= 4) or (i, j) == (5, 6):
+            chain[k] = 0.01  # 1-2-3-4: a cheap route, 1e-7 over capacity; 5-6: a cheap pair
+    q = np.array([2.5 + 2.5e-8] * 4 + [1.0, 1.0])
+    C = chain[None]
+    assert np.isnan(cvrp_vrpsolver.routes(C, n, q, cap, most, None, 1)).all()  # refused
+    x = cvrp_routes.routes(C, n, q, cap, most, solver="vrpsolver")
+    assert _is_routes(x, n, q, cap, cvrp.min_vehicles(q, cap), most).all()
+    np.testing.assert_allclose((C * x).sum(1), (C * cvrp_routes.routes(C, n, q, cap, most, solver="highs")).sum(1))
 
 
 @pytest.mark.skipif(not cvrp_vrpsolver.available(), reason=NO_VRPSOLVER)
@@ -201,7 +215,7 @@ def test_vrpsolver_workers_keep_to_their_folder_and_survive_a_crash(tmp_path, mo
     assert os.stat(folder).st_mode & 0o777 == 0o700
     worker = cvrp_vrpsolver._workers(1)[0]
     assert worker.ask(("not a task",)) is None  # the worker raised and ended
-    tours = worker.ask((C[0], n, q, cap, most, None, cvrp_vrpsolver._CONFIG))  # a new process answers
+    tours = worker.ask((C[0], n, q, cap, most, None, cvrp_vrpsolver._CONFIG, True))  # a new process answers
     assert tours is not None and sorted(v for t in tours for v in t) == list(range(1, n))
     assert _is_routes(x, n, q, cap, 2, most).all()
 

@@ -9,10 +9,13 @@ model in two ways: a route may serve one customer (using the depot's edge twice)
 integer demands, here ``⌊q·S⌋`` with the capacity ``⌊Q·S⌋`` (every route within ``Q`` stays
 within it). So its optimum is a lower bound, and its routes, where they are routes of the edge
 model (checked here: every customer once, no route of one customer, every route within ``Q``, at
-most ``V`` routes), are optimal there; an instance whose routes are not is left to the capacity
-cut loop. PyVRP's routes give VRPSolver its first upper bound; where it proves that no better
-routes exist, they are the optimum. VRPSolver stops within a relative gap of 1e-7 or an absolute
-one of 1e-6, the tolerance of its optima.
+most ``V`` routes), are optimal there. Where its routes serve customers alone, it solves again
+with those customers kept from routes of their own (depots split by vehicle type, so that each of
+them may only start or only end a type's routes), until none is; an instance whose routes still
+do not fit (the rounded demands) is left to the capacity cut loop. PyVRP's routes give VRPSolver
+its first upper bound; where it proves that no better routes exist, they are the optimum.
+VRPSolver stops within a relative gap of 1e-7 or an absolute one of 1e-6, the tolerance of its
+optima.
 
 Each solve runs in a worker process with a private working folder: VRPSolver writes files into
 its working folder and keeps global state, and a crash there costs only that instance, which the
@@ -31,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from importlib.util import find_spec
 from pathlib import Path
@@ -44,7 +48,7 @@ from ldopt.problems.tsp import edges
 _SCALE = 10**4  # units of demand per unit: integer demands ⌊q·S⌋, capacity ⌊Q·S⌋
 # BaPCod's parameters (VRPSolverEasy's CLP set-up, quiet) with rank-1 cuts of at most 3 rows: the
 # default's 4- and 5-row cuts cost more time than their bound saves on CaVE's CVRP30 (3-11x the
-# time: benchmarks/bench_cvrp_routes.py --against vrpsolver-defaults); None: VRPSolverEasy's defaults
+# time: benchmarks/bench_cvrp_routes.py --against vrpsolver-previous); None: VRPSolverEasy's defaults
 _CONFIG: str | None = """\
 MaxNbOfStagesInColGenProcedure = 3
 colGenSubProbSolMode = 3
@@ -53,6 +57,7 @@ solverName = CLP_SOLVER
 DEFAULTPRINTLEVEL = -2
 RCSPrankOneCutsMaxNumRows = 3
 """
+_ALONE = True  # solve again where routes serve a customer alone (False: leave it to the cut loop)
 _NO_LIMIT = 1e8  # VRPSolver's time limit where there is none
 _LOCK = threading.Lock()
 _WORKERS: list[_Worker] = []  # started once per process, in one private working folder
@@ -102,7 +107,7 @@ def routes(
     def one(i: int) -> None:
         w = idle.get()
         try:
-            tours = w.ask((c[i], num_nodes, q, Q, V, time_limit, _CONFIG))
+            tours = w.ask((c[i], num_nodes, q, Q, V, time_limit, _CONFIG, _ALONE))
         finally:
             idle.put(w)
         if tours is not None and fits(tours, num_nodes, q, Q, V):
@@ -124,39 +129,87 @@ def fits(tours: list[list[int]], num_nodes: int, q: np.ndarray, Q: float, V: int
     )
 
 
-def _solve(task: tuple[np.ndarray, int, np.ndarray, float, int, float | None, str | None]) -> list[list[int]] | None:
-    """One instance in a worker: VRPSolver's optimal routes (customers in order), PyVRP's where
-    VRPSolver proves none better, or ``None`` (not solved to optimality)."""
-    from VRPSolverEasy.src import solver  # noqa: PLC0415
+# an instance for a worker: costs, nodes, demands, capacity, vehicles, time limit, _CONFIG, _ALONE
+_Task = tuple[np.ndarray, int, np.ndarray, float, int, float | None, str | None, bool]
 
-    c, n, q, Q, V, limit, config = task
+
+def _solve(task: _Task) -> list[list[int]] | None:
+    """One instance in a worker: VRPSolver's optimal routes (customers in order), PyVRP's where
+    VRPSolver proves none better, or ``None`` (not solved to optimality). Where its routes serve a
+    customer alone, it solves again with those customers kept from routes of their own
+    ([`_model()`][ldopt.problems.cvrp_vrpsolver._model]), until no route serves one customer."""
+    c, n, q, Q, V, limit, config, resolve = task
+    began = time.perf_counter()
     E = np.array(edges(n))
     start = cvrp_pyvrp.tours(c, n, q, Q, V, cvrp.min_vehicles(q, Q))
     pi = cvrp_pyvrp.potentials(c, n)  # every cost ≥ 0, the order of solutions kept
     d = c + pi[E[:, 0]] + pi[E[:, 1]]
+    bound = {} if start is None else {"upper_bound": float(d @ cvrp_pyvrp.edges_of(start, n))}
+    lone: list[int] = []
+    while True:
+        left = None if limit is None else limit - (time.perf_counter() - began)
+        if left is not None and left <= 0:
+            return None
+        model = _model(d, n, q, Q, V, lone)
+        model.set_parameters(
+            time_limit=float(left or _NO_LIMIT),
+            solver_name="CLP",
+            print_level=-2,
+            config_file=_config_file(config, left),
+            **bound,
+        )
+        model.solve()
+        if model.status == 2 and start is not None:  # none better than PyVRP's: they are optimal
+            return start
+        if model.status != 0:
+            return None
+        tours = [[int(p) for p in r.point_ids[1:-1]] for r in model.solution.routes]  # optimal routes
+        alone = sorted({t[0] for t in tours if len(t) == 1} - set(lone))
+        if not alone or not resolve:
+            return tours
+        lone += alone
+
+
+def _model(d: np.ndarray, n: int, q: np.ndarray, Q: float, V: int, lone: list[int]) -> Any:
+    """VRPSolver's model of the CVRP with edge costs ``d`` ≥ 0, in which no route serves a
+    customer of ``lone`` alone.
+
+    Its routes run from a start depot to an end depot. Without ``lone``, both are the depot (node
+    0) and every customer may start or end a route. Otherwise there are ``k = ⌈log2 |lone|⌉`` (at
+    least 1) vehicle types, each with a start and an end point of its own at the depot's place;
+    in type ``t``, a customer of ``lone`` at position ``j`` may only start routes where bit ``t``
+    of ``j`` is 1 and only end them where it is 0, while the other customers may do both. A route
+    of one customer of ``lone`` would start and end at it: no type allows that. A route of two
+    customers or more has two ends, and some type allows it in one direction: two customers of
+    ``lone`` differ in a bit of their positions. So the model allows every route of the edge
+    model, at the same cost, and no route of one customer of ``lone``; at most ``V`` routes in all.
+    """
+    from VRPSolverEasy.src import solver  # noqa: PLC0415
+
     model = solver.Model()
-    model.add_vehicle_type(
-        id=1, start_point_id=0, end_point_id=0, max_number=V, capacity=int(np.floor(Q * _SCALE)), var_cost_dist=1
-    )
-    model.add_depot(id=0)
+    capacity = int(np.floor(Q * _SCALE))
+    types = max(1, math.ceil(math.log2(len(lone)))) if lone else 0
+    at = {v: j for j, v in enumerate(lone)}
+    ends = [(0, 0)] if not lone else [(n + 2 * t, n + 2 * t + 1) for t in range(types)]
+    for t, (first, last) in enumerate(ends):
+        model.add_depot(id=first)
+        if last != first:
+            model.add_depot(id=last)
+        model.add_vehicle_type(
+            id=t + 1, start_point_id=first, end_point_id=last, max_number=V, capacity=capacity, var_cost_dist=1
+        )
+    model.max_total_vehicles_number = V
     for v in range(1, n):
         model.add_customer(id=v, demand=int(np.floor(q[v - 1] * _SCALE)))
-    for (a, b), cost in zip(E, d, strict=True):
-        model.add_link(start_point_id=int(a), end_point_id=int(b), distance=float(cost))
-    bound = {} if start is None else {"upper_bound": float(d @ cvrp_pyvrp.edges_of(start, n))}
-    model.set_parameters(
-        time_limit=float(limit or _NO_LIMIT),
-        solver_name="CLP",
-        print_level=-2,
-        config_file=_config_file(config, limit),
-        **bound,
-    )
-    model.solve()
-    if model.status == 0:  # optimal routes found
-        return [[int(p) for p in r.point_ids[1:-1]] for r in model.solution.routes]
-    if model.status == 2 and start is not None:  # none better than PyVRP's: they are optimal
-        return start
-    return None
+    for (a, b), cost in zip(edges(n), d, strict=True):
+        if a != 0 or not lone:
+            model.add_link(start_point_id=int(a), end_point_id=int(b), distance=float(cost))
+            continue
+        for t, (first, last) in enumerate(ends):
+            sides = (first, last) if b not in at else ((first,) if at[b] >> t & 1 else (last,))
+            for side in sides:
+                model.add_link(start_point_id=side, end_point_id=int(b), distance=float(cost))
+    return model
 
 
 def _config_file(config: str | None, limit: float | None) -> str:
