@@ -1389,8 +1389,9 @@ def test_the_results_prose_figures_are_the_committed_runs(fragment):
 
 
 def test_vrpsolver_s_figures_are_the_benchmarks():
-    """docs/results.md's paragraph on VRPSolver quotes its benchmarks: the times and ratios against
-    the cut loop (CVRP30, CVRP20 on Gurobi and HiGHS) and the check of its optima on every seed."""
+    """docs/results.md's paragraphs on VRPSolver quote its benchmarks: the times and ratios against
+    the cut loop (CVRP30, CVRP20 on Gurobi and HiGHS) and against VRPSolver as it was, and the checks
+    of its optima on every seed, as it was and as it is."""
     text = " ".join(README.replace("**", "").split())
 
     def rows(name: str) -> list[dict]:
@@ -1418,6 +1419,28 @@ def test_vrpsolver_s_figures_are_the_benchmarks():
         f"{min(usual):.0f}–{max(usual):.0f} s for the 20 on seeds 42–47, 49 and 51, but {check[48]['seconds']:.0f} s "
         f"on seed 48",
         f"and {check[50]['seconds']:.0f} s on seed 50",
+    ]
+    today = rows("cvrp30_routes_vrpsolver_config.json")  # VRPSolver today against VRPSolver before 2026-12-01
+    assert all(r["same_optima"] and r["baseline"] == "vrpsolver-previous" for r in today)
+    fragments += [
+        f"| CVRP30 seed {r['seed']}, {r['instances']} | {r['baseline_s']:.2f} | {r['new_s']:.2f} | {r['ratio']:.1f}× |"
+        for r in today
+    ]
+    total = sum(r["baseline_s"] * r["instances"] for r in today) / sum(r["new_s"] * r["instances"] for r in today)
+    fill = {seed: cvrp.demands(seed, 30).sum() / (8 * cvrp.CAPACITY) for seed in (44, 50)}
+    fragments += [
+        f"{total:.1f} times less time over the {sum(r['instances'] for r in today)}",
+        f"took {1 / next(r['ratio'] for r in today if r['seed'] == 48):.1f} times as long",
+        f"fills its vehicles to {100 * fill[50]:.0f}%, seed 44 to {100 * fill[44]:.0f}%",
+    ]
+    again = rows("cvrp30_vrpsolver_optima_alone.json")  # today's optima against the cut loop's kept ones
+    seeds = sorted(r["seed"] for r in again)  # a prefix of 42-51: the check resumes seed by seed
+    assert seeds == list(range(42, 42 + len(seeds))) and seeds
+    assert all(r["instances"] == 20 and r["equal"] == 20 and r["cut_loop"] == 0 for r in again)  # "none left to it"
+    named = "the ten seeds" if len(seeds) == 10 else f"seeds 42–{seeds[-1]}"
+    fragments += [
+        f"of {named}, today's VRPSolver's optima",
+        f"{sum(r['seconds'] for r in again):.0f} s for the {20 * len(seeds)} on the two cores",
     ]
     for fragment in fragments:
         assert fragment in text, fragment
