@@ -47,8 +47,8 @@ from ldopt.problems.tsp import edges
 
 _SCALE = 10**4  # units of demand per unit: integer demands ⌊q·S⌋, capacity ⌊Q·S⌋
 # BaPCod's parameters (VRPSolverEasy's CLP set-up, quiet) with rank-1 cuts of at most 3 rows: the
-# default's 4- and 5-row cuts cost more time than their bound saves on CaVE's CVRP30 (3-11x the
-# time: benchmarks/bench_cvrp_routes.py --against vrpsolver-previous); None: VRPSolverEasy's defaults
+# separation of the default's 4- and 5-row cuts took most of its time on CaVE's CVRP30 (seed 44's
+# first 8 test instances: 40.4 s against 8.1 s); None: VRPSolverEasy's defaults
 _CONFIG: str | None = """\
 MaxNbOfStagesInColGenProcedure = 3
 colGenSubProbSolMode = 3
