@@ -61,7 +61,7 @@ TODAY = (
 
 
 def use(rules: Rules) -> None:
-    """Set ``cvrp_routes``'s rules."""
+    """Set ``cvrp_routes``'s and ``cvrp_vrpsolver``'s rules."""
     unions, rounds, most, start, cuts, config, alone = TODAY
     if rules == "previous":
         unions, rounds, most, start, cuts = 0, 0, 0, None, None
