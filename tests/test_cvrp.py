@@ -164,21 +164,82 @@ def test_vrpsolver_routes_are_the_cut_loop_s_optima(customers, fill, spare, nega
 @pytest.mark.parametrize("alone", [1, 2, 3, 5])
 def test_vrpsolver_keeps_customers_from_routes_of_their_own(alone):
     """VRPSolver's model allows a route of one customer; where its optimum has such routes (customers
-    next to the depot and far from the rest, vehicles to spare), it solves again with them kept from
-    routes of their own (1, 2, 3 and 5 of them: one vehicle type, then two, then three), and its own
-    routes are the edge model's optimum (the HiGHS cut loop's), with no cut loop after it."""
+    next to the depot and far from the rest, vehicles to spare), it reports those customers, and
+    given them it solves again with them kept from routes of their own (1, 2, 3 and 5 of them: one
+    vehicle type, then two, then three): its routes are the edge model's optimum (the HiGHS cut
+    loop's)."""
+    n, cap, most, C, q = _lone_customers(alone)
+    x, lone = cvrp_vrpsolver.routes(C, n, q, cap, most, None, 1)
+    assert np.isnan(x).all() and set(range(1, alone + 1)) <= set(lone[0])  # theirs, maybe more
+    x, left = cvrp_vrpsolver.routes(C, n, q, cap, most, None, 1, lone)
+    assert _is_routes(x, n, q, cap, 1, most).all() and left == [[]]
+    np.testing.assert_allclose((C * x).sum(1), (C * cvrp_routes.routes(C, n, q, cap, most, solver="highs")).sum(1))
+
+
+def _lone_customers(alone: int) -> tuple[int, float, int, np.ndarray, np.ndarray]:
+    """``(n, capacity, vehicles, costs (1, edges), demands)``: customers 1..``alone`` next to the
+    depot and far from the rest and from each other, vehicles to spare."""
     n, cap, most = 9, 10.0, 6
     rng = np.random.default_rng(alone)
     E = tsp.edges(n)
     costs = rng.uniform(1.0, 5.0, len(E))
     for k, (i, j) in enumerate(E):
         if j <= alone or 1 <= i <= alone:  # an edge at customers 1..alone (i < j)
-            costs[k] = 0.01 if i == 0 else 100.0  # near the depot, far from the rest and each other
-    q = np.full(n - 1, 2.0)
-    C = costs[None]
-    x = cvrp_vrpsolver.routes(C, n, q, cap, most, None, 1)
+            costs[k] = 0.01 if i == 0 else 100.0
+    return n, cap, most, costs[None], np.full(n - 1, 2.0)
+
+
+@pytest.mark.skipif(not cvrp_vrpsolver.available(), reason=NO_VRPSOLVER)
+@pytest.mark.parametrize("cut_first", ["solves", "gives up", "off"])
+def test_routes_serving_a_customer_alone_go_to_the_cut_loop_then_vrpsolver(cut_first, monkeypatch):
+    """Where VRPSolver's routes serve a customer alone, the cut loop has ``_CUT_FIRST`` seconds; where
+    it gives up (its time limit, stood in here by NaN rows), VRPSolver solves again with those
+    customers kept from routes of their own; ``_CUT_FIRST = 0`` goes straight there. The routes are
+    the HiGHS cut loop's optimum in each case, and nothing solves them after they are found."""
+    n, cap, most, C, q = _lone_customers(3)
+    ref = (C * cvrp_routes.routes(C, n, q, cap, most, solver="highs")).sum(1)
+    asked: list[object] = []
+    loops: list[tuple[float | None, bool]] = []
+    real, loop = cvrp_vrpsolver.routes, cvrp_routes._cut_loop
+
+    def ask(c, n, *a):
+        asked.append(a[5] if len(a) > 5 else None)
+        return real(c, n, *a)
+
+    def cut_loop(c, n, q, Q, V, how, limit, *, give_up=False):
+        loops.append((limit, give_up))
+        return np.full(c.shape, np.nan) if give_up and cut_first == "gives up" else loop(c, n, q, Q, V, how, limit)
+
+    monkeypatch.setattr(cvrp_vrpsolver, "routes", ask)
+    monkeypatch.setattr(cvrp_routes, "_cut_loop", cut_loop)
+    if cut_first == "off":
+        monkeypatch.setattr(cvrp_routes, "_CUT_FIRST", 0.0)
+    x = cvrp_routes.routes(C, n, q, cap, most, solver="vrpsolver")
     assert _is_routes(x, n, q, cap, 1, most).all()
-    np.testing.assert_allclose((C * x).sum(1), (C * cvrp_routes.routes(C, n, q, cap, most, solver="highs")).sum(1))
+    np.testing.assert_allclose((C * x).sum(1), ref)
+    assert loops == ([] if cut_first == "off" else [(cvrp_routes._CUT_FIRST, True)])
+    assert asked[0] is None and len(asked) == (1 if cut_first == "solves" else 2)
+    if len(asked) == 2:
+        assert isinstance(asked[1], list) and {1, 2, 3} <= set(asked[1][0])
+
+
+@pytest.mark.parametrize("give_up", [True, False])
+def test_a_cut_loop_that_runs_out_of_time_gives_no_routes(give_up, monkeypatch):
+    """Where the fewest routes carry the demands only just, the cut loop's optimum with a route more
+    is compared with theirs; a solve stopped by its time limit (stood in here) leaves no routes at
+    all with ``give_up`` (the fewest routes' optimum need not be the optimum), else raises."""
+    q = np.array([5.0, 4.9, 3.0, 3.0, 2.0, 2.0])
+    C = np.random.default_rng(14).uniform(0.0, 5.0, (3, 21))
+
+    def late(*a):
+        raise cvrp_routes._OutOfTime("routes: stood in")
+
+    monkeypatch.setattr(cvrp_routes, "_solve", late)
+    if give_up:
+        assert np.isnan(cvrp_routes._cut_loop(C, N, q, Q, 3, "highs", 1.0, give_up=True)).all()
+    else:
+        with pytest.raises(SolverError, match="stood in"):
+            cvrp_routes._cut_loop(C, N, q, Q, 3, "highs", 1.0)
 
 
 @pytest.mark.skipif(not cvrp_vrpsolver.available(), reason=NO_VRPSOLVER)
@@ -194,7 +255,8 @@ def test_vrpsolver_s_routes_over_capacity_go_to_the_cut_loop():
             chain[k] = 0.01  # 1-2-3-4: a cheap route, 1e-7 over capacity; 5-6: a cheap pair
     q = np.array([2.5 + 2.5e-8] * 4 + [1.0, 1.0])
     C = chain[None]
-    assert np.isnan(cvrp_vrpsolver.routes(C, n, q, cap, most, None, 1)).all()  # refused
+    x, lone = cvrp_vrpsolver.routes(C, n, q, cap, most, None, 1)
+    assert np.isnan(x).all() and lone == [[]]  # refused: over capacity, no customer alone
     x = cvrp_routes.routes(C, n, q, cap, most, solver="vrpsolver")
     assert _is_routes(x, n, q, cap, cvrp.min_vehicles(q, cap), most).all()
     np.testing.assert_allclose((C * x).sum(1), (C * cvrp_routes.routes(C, n, q, cap, most, solver="highs")).sum(1))
@@ -215,7 +277,7 @@ def test_vrpsolver_workers_keep_to_their_folder_and_survive_a_crash(tmp_path, mo
     assert os.stat(folder).st_mode & 0o777 == 0o700
     worker = cvrp_vrpsolver._workers(1)[0]
     assert worker.ask(("not a task",)) is None  # the worker raised and ended
-    tours = worker.ask((C[0], n, q, cap, most, None, cvrp_vrpsolver._CONFIG, True))  # a new process answers
+    tours = worker.ask((C[0], n, q, cap, most, None, cvrp_vrpsolver._CONFIG, None))  # a new process answers
     assert tours is not None and sorted(v for t in tours for v in t) == list(range(1, n))
     assert _is_routes(x, n, q, cap, 2, most).all()
 

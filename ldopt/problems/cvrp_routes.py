@@ -54,9 +54,11 @@ def routes(
     """Optimal routes ``(B, n(n−1)/2)`` (0/1 edges) for edge costs ``(B, n(n−1)/2)`` (minimised).
 
     VRPSolver's branch, cut and price ([`cvrp_vrpsolver`][ldopt.problems.cvrp_vrpsolver]) where
-    it is installed, else (and for the instances whose VRPSolver routes do not fit the edge model)
-    the capacity cut loop of the module docstring: one instance per solve, instances on ldopt's
-    thread pool, started from PyVRP's routes where ``pyvrp`` is installed; where the fewest routes
+    it is installed (where its routes serve a customer alone, the cut loop first for
+    ``_CUT_FIRST`` seconds, then VRPSolver again with those customers kept from routes of their
+    own), else (and for the instances whose VRPSolver routes still do not fit the edge model) the
+    capacity cut loop of the module docstring: one instance per solve, instances on ldopt's thread
+    pool, started from PyVRP's routes where ``pyvrp`` is installed; where the fewest routes
     carry the demands only just, the better of the enumeration of
     [`cvrp_packings`][ldopt.problems.cvrp_packings] and the cut loop with a route more.
 
@@ -79,12 +81,11 @@ def routes(
         cut loop is the faster there), else Gurobi where it is installed and licensed for the
         instance's size, else HiGHS.
     time_limit
-        Seconds per instance (VRPSolver, Gurobi) or per MILP solve (HiGHS), or ``None`` (the
-        enumeration has none); an instance that VRPSolver does not finish goes to the cut loop, a
-        cut loop's solve that stops early raises ``SolverError``.
+        Seconds per instance and solver (VRPSolver, Gurobi) or per MILP solve (HiGHS), or ``None``
+        (the enumeration has none); an instance that VRPSolver does not finish goes to the cut
+        loop, a cut loop's solve that stops early raises ``SolverError``.
     """
     from ldopt.problems import cvrp_vrpsolver  # noqa: PLC0415  (its workers run it as __main__)
-    from ldopt.runtime.threads import num_threads  # noqa: PLC0415
 
     n, q, Q, V = cvrp.check(num_nodes, demand, capacity, vehicles)
     how = checks.choice("solver", solver, ("auto", "vrpsolver", "gurobi", "highs"))
@@ -97,12 +98,29 @@ def routes(
             "routes: solver='vrpsolver' needs VRPSolverEasy 0.1.3 with its library; pip install 'ldopt[routing]'"
         )
     if how == "vrpsolver" or (how == "auto" and cvrp_vrpsolver.available() and not _gurobi_first(n)):
-        out = cvrp_vrpsolver.routes(c, n, q, Q, V, time_limit, num_threads())
-        rest = np.flatnonzero(np.isnan(out).any(1))
-        if len(rest):
-            out[rest] = _cut_loop(c[rest], n, q, Q, V, "auto", time_limit)
-        return out
+        return _vrpsolver_first(c, n, q, Q, V, time_limit)
     return _cut_loop(c, n, q, Q, V, how, time_limit)
+
+
+def _vrpsolver_first(c: np.ndarray, n: int, q: np.ndarray, Q: float, V: int, limit: float | None) -> np.ndarray:
+    """VRPSolver's routes; where they serve a customer alone, the cut loop for ``_CUT_FIRST``
+    seconds, then VRPSolver again with those customers kept from routes of their own; the cut loop
+    for what is left (routes over the rounded demands' capacity, failures)."""
+    from ldopt.problems import cvrp_vrpsolver  # noqa: PLC0415
+    from ldopt.runtime.threads import num_threads  # noqa: PLC0415
+
+    out, alone = cvrp_vrpsolver.routes(c, n, q, Q, V, limit, num_threads())
+    again = [i for i in np.flatnonzero(np.isnan(out).any(1)) if alone[i]]
+    if again and _CUT_FIRST:
+        budget = _CUT_FIRST if limit is None else min(limit, _CUT_FIRST)
+        out[again] = _cut_loop(c[again], n, q, Q, V, "auto", budget, give_up=True)
+        again = [i for i in again if np.isnan(out[i]).any()]
+    if again and _ALONE:
+        out[again], _ = cvrp_vrpsolver.routes(c[again], n, q, Q, V, limit, num_threads(), [alone[i] for i in again])
+    rest = np.flatnonzero(np.isnan(out).any(1))
+    if len(rest):
+        out[rest] = _cut_loop(c[rest], n, q, Q, V, "auto", limit)
+    return out
 
 
 def _gurobi_first(n: int) -> bool:
@@ -119,8 +137,11 @@ def _gurobi_licensed() -> bool:
     return backend("gurobi").installed().ok
 
 
-def _cut_loop(c: np.ndarray, n: int, q: np.ndarray, Q: float, V: int, how: str, limit: float | None) -> np.ndarray:
-    """[`routes()`][ldopt.problems.cvrp_routes.routes] by the capacity cut loop on ``how``'s solver."""
+def _cut_loop(
+    c: np.ndarray, n: int, q: np.ndarray, Q: float, V: int, how: str, limit: float | None, *, give_up: bool = False
+) -> np.ndarray:
+    """[`routes()`][ldopt.problems.cvrp_routes.routes] by the capacity cut loop on ``how``'s solver;
+    ``give_up``: NaN rows for the instances that reach ``limit`` (else ``SolverError``)."""
     from ldopt.runtime.threads import map_ranges, num_threads, split  # noqa: PLC0415
 
     E = np.array(edges(n))
@@ -133,10 +154,17 @@ def _cut_loop(c: np.ndarray, n: int, q: np.ndarray, Q: float, V: int, how: str, 
     if tight:
         cuts.fewest = 2 * (k + 1)
     out = np.full(c.shape, np.nan)
+    late = np.zeros(len(c), dtype=bool)  # stopped by the limit, given up
 
     def run(a: int, b: int) -> None:
         for i in range(a, b) if loop else ():
-            found = _solve(c[i], cuts, V, how, limit)
+            try:
+                found = _solve(c[i], cuts, V, how, limit)
+            except _OutOfTime:
+                if not give_up:
+                    raise
+                late[i] = True
+                continue
             if found is None and not tight:
                 raise SolverError("routes: the vehicles cannot carry the demands (the MILP is infeasible)")
             out[i] = np.nan if found is None else found
@@ -152,6 +180,7 @@ def _cut_loop(c: np.ndarray, n: int, q: np.ndarray, Q: float, V: int, how: str, 
         map_ranges(enumerate_, ranges)
         more = np.where(np.isnan(out).any(1), np.inf, np.einsum("be,be->b", c, np.nan_to_num(out)))
         out = np.where((np.einsum("be,be->b", c, few) <= more)[:, None], few, out)
+        out[late] = np.nan  # the fewest routes' optimum, not known to be the optimum
     return out
 
 
@@ -227,6 +256,14 @@ _CUTS_AFTER: float | None = 0.3  # Gurobi: seconds of an instance's solve before
 # one thread, an instance at a time, the cut loop on Gurobi against VRPSolver (benchmarks/bench_cvrp_routes.py
 # --against cut-loop): CVRP20 (seeds 42-46) 0.11-0.33 s against 0.47-1.68 s, CVRP30 11.4-34.1 s against 3.1-3.5 s
 _VRPSOLVER_FROM = 25  # customers from which "auto" takes VRPSolver before Gurobi's cut loop
+# Where VRPSolver's routes serve a customer alone, the cut loop is most often the quicker, but either may take
+# minutes where the other takes seconds (CaVE's CVRP30, probes of the cut loop against VRPSolver solving again:
+# seed 48, 8 of its first 10 test instances, 0.1-17 s against 1-418 s; seed 50, 4 of PyEPO's first 7 costs,
+# 3.1, 14, 46 and 675 s against 5.0, 32, 164 and 46 s; seed 44, one of its test instances 300-349, over 200 s
+# against 17 s): the cut loop has these seconds first (0: none); benchmarks/bench_cvrp_routes.py --against
+# resolve-first
+_CUT_FIRST = 60.0
+_ALONE = True  # VRPSolver solves again where its routes serve a customer alone (False: the cut loop alone)
 
 
 def _pyvrp_routes(c: np.ndarray, cuts: _Cuts, V: int) -> np.ndarray | None:
@@ -253,6 +290,10 @@ def _solve(c: np.ndarray, cuts: _Cuts, V: int, how: str, limit: float | None) ->
 
 class _SizeLimited(Exception):
     """Gurobi's size-limited licence refused the model."""
+
+
+class _OutOfTime(SolverError):
+    """A cut loop's solve reached its time limit."""
 
 
 def _degree_rows(cuts: _Cuts, V: int) -> list[tuple[np.ndarray, float, float]]:
@@ -348,6 +389,8 @@ def _gurobi(c: np.ndarray, cuts: _Cuts, V: int, limit: float | None) -> np.ndarr
             raise SolverError(f"routes: Gurobi failed: {exc}") from None
         if model.Status == gp.GRB.INFEASIBLE:
             return None
+        if model.Status == gp.GRB.TIME_LIMIT:
+            raise _OutOfTime(f"routes: Gurobi reached the time limit ({limit} s) before the optimum")
         if model.Status != gp.GRB.OPTIMAL:
             raise SolverError(f"routes: Gurobi ended with status {model.Status}, expected OPTIMAL (2)")
         return np.round(np.asarray(x.X))
@@ -375,6 +418,8 @@ def _highs(c: np.ndarray, cuts: _Cuts, V: int, limit: float | None) -> np.ndarra
         h.run()
         if h.getModelStatus() == highspy.HighsModelStatus.kInfeasible:
             return None
+        if h.getModelStatus() == highspy.HighsModelStatus.kTimeLimit:
+            raise _OutOfTime(f"routes: HiGHS reached the time limit ({limit} s) before the optimum")
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             raise SolverError(f"routes: HiGHS ended with {h.modelStatusToString(h.getModelStatus())}")
         x = np.round(np.asarray(h.getSolution().col_value))

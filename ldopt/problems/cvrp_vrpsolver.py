@@ -9,10 +9,10 @@ model in two ways: a route may serve one customer (using the depot's edge twice)
 integer demands, here ``⌊q·S⌋`` with the capacity ``⌊Q·S⌋`` (every route within ``Q`` stays
 within it). So its optimum is a lower bound, and its routes, where they are routes of the edge
 model (checked here: every customer once, no route of one customer, every route within ``Q``, at
-most ``V`` routes), are optimal there. Where its routes serve customers alone, it solves again
-with those customers kept from routes of their own (depots split by vehicle type, so that each of
-them may only start or only end a type's routes), until none is; an instance whose routes still
-do not fit (the rounded demands) is left to the capacity cut loop. PyVRP's routes give VRPSolver
+most ``V`` routes), are optimal there. [`routes()`][ldopt.problems.cvrp_vrpsolver.routes] reports
+the customers that an instance's routes serve alone; given them, it solves again with those
+customers kept from routes of their own (depots split by vehicle type, so that each of them may
+only start or only end a type's routes), until none is. PyVRP's routes give VRPSolver
 its first upper bound; where it proves that no better routes exist, they are the optimum.
 VRPSolver stops within a relative gap of 1e-7 or an absolute one of 1e-6, the tolerance of its
 optima.
@@ -57,7 +57,6 @@ solverName = CLP_SOLVER
 DEFAULTPRINTLEVEL = -2
 RCSPrankOneCutsMaxNumRows = 3
 """
-_ALONE = True  # solve again where routes serve a customer alone (False: leave it to the cut loop)
 _NO_LIMIT = 1e8  # VRPSolver's time limit where there is none
 _LOCK = threading.Lock()
 _WORKERS: list[_Worker] = []  # started once per process, in one private working folder
@@ -77,10 +76,18 @@ _LIBRARIES = (("Linux", "libbapcod-shared.so"), ("Darwin", "libbapcod-shared.dyl
 
 
 def routes(
-    c: np.ndarray, num_nodes: int, q: np.ndarray, Q: float, V: int, time_limit: float | None, workers: int
-) -> np.ndarray:
+    c: np.ndarray,
+    num_nodes: int,
+    q: np.ndarray,
+    Q: float,
+    V: int,
+    time_limit: float | None,
+    workers: int,
+    lone: list[list[int]] | None = None,
+) -> tuple[np.ndarray, list[list[int]]]:
     """Optimal routes ``(B, n(n−1)/2)`` (0/1 edges, PyEPO's edge order) for edge costs ``c``
-    ``(B, n(n−1)/2)``, NaN rows where VRPSolver's routes do not fit the edge model or it failed.
+    ``(B, n(n−1)/2)``, NaN rows where VRPSolver's routes do not fit the edge model or it failed,
+    and for each instance the customers that its routes serve alone (none where it failed).
 
     Parameters
     ----------
@@ -98,8 +105,12 @@ def routes(
         Seconds per instance, or ``None``; an instance that reaches it is left NaN (to the cut loop).
     workers
         Worker processes.
+    lone
+        ``None``: one solve per instance. Else for each instance the customers kept from routes of
+        their own: it solves again, adding those its routes serve alone, until none is.
     """
     out = np.full(c.shape, np.nan)
+    alone: list[list[int]] = [[] for _ in range(len(c))]
     idle: queue.Queue[_Worker] = queue.Queue()
     for w in _workers(workers):
         idle.put(w)
@@ -107,15 +118,17 @@ def routes(
     def one(i: int) -> None:
         w = idle.get()
         try:
-            tours = w.ask((c[i], num_nodes, q, Q, V, time_limit, _CONFIG, _ALONE))
+            tours = w.ask((c[i], num_nodes, q, Q, V, time_limit, _CONFIG, None if lone is None else lone[i]))
         finally:
             idle.put(w)
-        if tours is not None and fits(tours, num_nodes, q, Q, V):
-            out[i] = cvrp_pyvrp.edges_of(tours, num_nodes)
+        if tours is not None:
+            alone[i] = sorted(t[0] for t in tours if len(t) == 1)
+            if fits(tours, num_nodes, q, Q, V):
+                out[i] = cvrp_pyvrp.edges_of(tours, num_nodes)
 
     with ThreadPoolExecutor(workers) as pool:
         list(pool.map(one, range(len(c))))
-    return out
+    return out, alone
 
 
 def fits(tours: list[list[int]], num_nodes: int, q: np.ndarray, Q: float, V: int) -> bool:
@@ -129,23 +142,24 @@ def fits(tours: list[list[int]], num_nodes: int, q: np.ndarray, Q: float, V: int
     )
 
 
-# an instance for a worker: costs, nodes, demands, capacity, vehicles, time limit, _CONFIG, _ALONE
-_Task = tuple[np.ndarray, int, np.ndarray, float, int, float | None, str | None, bool]
+# an instance for a worker: costs, nodes, demands, capacity, vehicles, time limit, _CONFIG, customers
+# kept from routes of their own (None: one solve)
+_Task = tuple[np.ndarray, int, np.ndarray, float, int, float | None, str | None, list[int] | None]
 
 
 def _solve(task: _Task) -> list[list[int]] | None:
     """One instance in a worker: VRPSolver's optimal routes (customers in order), PyVRP's where
-    VRPSolver proves none better, or ``None`` (not solved to optimality). Where its routes serve a
-    customer alone, it solves again with those customers kept from routes of their own
-    ([`_model()`][ldopt.problems.cvrp_vrpsolver._model]), until no route serves one customer."""
-    c, n, q, Q, V, limit, config, resolve = task
+    VRPSolver proves none better, or ``None`` (not solved to optimality). Given customers kept from
+    routes of their own ([`_model()`][ldopt.problems.cvrp_vrpsolver._model]), it solves again,
+    adding those its routes serve alone, until no route serves one customer."""
+    c, n, q, Q, V, limit, config, kept = task
     began = time.perf_counter()
     E = np.array(edges(n))
     start = cvrp_pyvrp.tours(c, n, q, Q, V, cvrp.min_vehicles(q, Q))
     pi = cvrp_pyvrp.potentials(c, n)  # every cost ≥ 0, the order of solutions kept
     d = c + pi[E[:, 0]] + pi[E[:, 1]]
     bound = {} if start is None else {"upper_bound": float(d @ cvrp_pyvrp.edges_of(start, n))}
-    lone: list[int] = []
+    lone = list(kept or [])
     while True:
         left = None if limit is None else limit - (time.perf_counter() - began)
         if left is not None and left <= 0:
@@ -165,7 +179,7 @@ def _solve(task: _Task) -> list[list[int]] | None:
             return None
         tours = [[int(p) for p in r.point_ids[1:-1]] for r in model.solution.routes]  # optimal routes
         alone = sorted({t[0] for t in tours if len(t) == 1} - set(lone))
-        if not alone or not resolve:
+        if not alone or kept is None:
             return tours
         lone += alone
 
