@@ -1463,6 +1463,15 @@ def test_vrpsolver_s_figures_are_the_benchmarks():
         f"44's {ordinal[i]} ({b:.1f} s solving again at once, {t:.1f} s with the cut loop first)",
         f"seed 50's {ordinal[j]} ({b2:.1f} s against {t2:.1f} s)",
     ]
+    now = {r["seed"]: r for r in rows("cvrp30_vrpsolver_optima_cut_first.json")}  # the rule as it is
+    assert sorted(now) == list(range(42, 52))
+    assert all(r["instances"] == 20 and r["equal"] == 20 for r in now.values())
+    by_cut_loop = ", ".join(f"{r['cut_loop']} on seed {seed}" for seed, r in now.items() if r["cut_loop"])
+    fragments += [
+        f"digit: {sum(r['seconds'] for r in now.values()):.0f} s for the 200 on the two cores beside a CVRP30 run, "
+        f"{sum(r['cut_loop'] for r in now.values())} of them by the cut loop ({by_cut_loop}; ",
+        f"Seed 48's 20 took {now[48]['seconds']:.0f} s there, against {check[48]['seconds']:.0f} s in the first check",
+    ]
     for fragment in fragments:
         assert fragment in text, fragment
 
