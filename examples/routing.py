@@ -630,13 +630,19 @@ def main() -> None:
         if done >= set(a.methods):
             continue
         rows += run_seed(a, i, done)
-        save(saved, rows, a)  # an interrupted run keeps every finished seed
+        save(saved, rows, a)  # an interrupted run keeps every finished seed, with its table
+        record(a, rows, out)
     save(saved, rows, a)  # the arguments of this run (e.g. fewer seeds than the one it resumed)
+    print("\n".join(record(a, rows, out)))
+
+
+def record(a: argparse.Namespace, rows: list[dict], out: Path) -> list[str]:
+    """Write the table of the finished seeds (of the first ``a.seeds``) and, for the test set, the plot."""
     lines = summary(a, [r for r in rows if r["seed"] < 42 + a.seeds])
-    print("\n".join(lines))
-    (out / "table.md").write_text("\n".join(lines) + "\n")
+    cache.write_text(out / "table.md", "\n".join(lines) + "\n")
     if a.report == "test":  # a validation run's table is its record: a column per seed
         plot(a, rows, out / "regret_vs_seconds.png")
+    return lines
 
 
 if __name__ == "__main__":

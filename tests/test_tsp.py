@@ -375,6 +375,29 @@ def test_the_routing_examples_solves_resume_after_a_stop(tmp_path):
         routing.in_chunks(path, {"costs": routing.cache.digest(c[1:])}, "optima", len(c) - 1, optimal_values)
 
 
+def test_a_routing_run_stopped_after_a_seed_keeps_its_table(tmp_path, monkeypatch):
+    """`examples/routing.py --seeds 2` stopped inside seed 43 has written seed 42's rows, table
+    and plot as that seed ended."""
+    import sys  # noqa: PLC0415
+
+    routing, script = _routing_example()
+    run_seed = routing.run_seed
+
+    def stopped(a, i, done):  # seed 42 as usual, then a stop
+        if i:
+            raise KeyboardInterrupt
+        return run_seed(a, i, done)
+
+    monkeypatch.setattr(routing, "run_seed", stopped)
+    args = ["--nodes", "6", "--train", "40", "--test", "20", "--epochs", "1", "--iterations", "10", "--seeds", "2"]
+    monkeypatch.setattr(sys, "argv", [str(script), *args, "--out", str(tmp_path), "--methods", "2s"])
+    with pytest.raises(KeyboardInterrupt):
+        routing.main()
+    table = (tmp_path / "table.md").read_text()
+    assert "1 seeds (42..42)" in table and "| two-stage (MSE) (ldopt" in table
+    assert (tmp_path / "regret_vs_seconds.png").stat().st_size > 0
+
+
 def _routing_example():
     import importlib.util  # noqa: PLC0415
     from pathlib import Path  # noqa: PLC0415
