@@ -283,6 +283,33 @@ def test_vrpsolver_workers_keep_to_their_folder_and_survive_a_crash(tmp_path, mo
 
 
 @pytest.mark.skipif(not cvrp_vrpsolver.available(), reason=NO_VRPSOLVER)
+def test_a_vrpsolver_solve_during_which_bapcod_writes_an_error_gives_no_routes(tmp_path, monkeypatch, capfd):
+    """BaPCod writes its errors to the standard error and goes on: a solve during which it wrote one
+    answers ``None`` (the cut loop solves the instance), and the text is still shown; the same solve
+    without it answers the optimal routes."""
+    monkeypatch.chdir(tmp_path)  # VRPSolver's files, in process here
+    n, cap, most = 7, 10.0, 3
+    q = np.full(n - 1, 3.0)
+    c = np.random.default_rng(3).uniform(0.0, 5.0, n * (n - 1) // 2)
+    task = (c, n, q, cap, most, None, cvrp_vrpsolver._CONFIG, None)
+    tours = cvrp_vrpsolver._solve(task)
+    assert tours is not None and cvrp_vrpsolver.fits(tours, n, q, cap, most)
+    real = cvrp_vrpsolver._model
+    said = b"BranchingAlgorithm::run() the master solution should have been detected as integer error code = 1\n"
+
+    def erring(*args):
+        model = real(*args)
+        solve = model.solve
+        model.solve = lambda: os.write(2, said) and solve()  # what BaPCod writes, then the real solve
+        return model
+
+    monkeypatch.setattr(cvrp_vrpsolver, "_model", erring)
+    capfd.readouterr()
+    assert cvrp_vrpsolver._solve(task) is None
+    assert said.decode().strip() in capfd.readouterr().err
+
+
+@pytest.mark.skipif(not cvrp_vrpsolver.available(), reason=NO_VRPSOLVER)
 def test_auto_takes_vrpsolver_from_25_customers_or_without_gurobi(monkeypatch):
     """``"auto"`` asks VRPSolver for 25 customers; for 7, only where Gurobi is not licensed (its cut
     loop is the faster there); the routes are the optima either way."""
