@@ -5,14 +5,18 @@ by the capacity cut loop before VRPSolver became the default: CVRP30 seed 42's 1
 (``cvrp30_full``) and the first 200 of seeds 43–51 (``cvrp30``). This
 solves the same instances with ``cvrp_routes.routes(..., solver="vrpsolver")`` on the two cores
 and reports, per seed, how many optimal values are equal to the last digit, the largest
-difference, how many instances the cut loop solved (VRPSolver's routes did not fit), and the
-seconds; saves ``benchmarks/results/cvrp30_vrpsolver_optima.json`` after each seed (a rerun skips
-the seeds saved).
+difference, the instances that differ, how many instances the cut loop solved (VRPSolver's routes
+did not fit, served a customer alone, or BaPCod wrote an error during the solve), and the seconds;
+saves ``benchmarks/results/cvrp30_vrpsolver_optima.json`` after each seed (a rerun skips the seeds
+saved). ``--run`` checks another run's kept optima instead (VRPSolver's own, solved again), from
+test instance ``--start``.
 
     python benchmarks/bench_cvrp_vrpsolver_optima.py                  # seed 42's 1000, then 43-51's 200
     python benchmarks/bench_cvrp_vrpsolver_optima.py --seeds 42 --count 200
     python benchmarks/bench_cvrp_vrpsolver_optima.py --count 20 \\
         --out benchmarks/results/cvrp30_vrpsolver_optima_cut_first.json
+    python benchmarks/bench_cvrp_vrpsolver_optima.py --run cvrp30_full --seeds 45 --start 250 \\
+        --out benchmarks/results/cvrp30_full_seed45_optima_again.json   # VRPSolver's own kept optima, again
 
 ``cvrp30_vrpsolver_optima.json`` holds VRPSolver's check as it was before 2026-12-01 (an instance
 whose routes served a customer alone went to the cut loop), ``cvrp30_vrpsolver_optima_alone.json``
@@ -42,9 +46,11 @@ RUNS = Path(__file__).parent / "results" / "routing"
 OUT = Path(__file__).parent / "results" / "cvrp30_vrpsolver_optima.json"
 
 
-def kept(seed: int) -> np.ndarray:
-    """The cut loop's kept test optima of ``seed``: seed 42's 1000, the first 200 of the others."""
-    with np.load(RUNS / ("cvrp30_full" if seed == 42 else "cvrp30") / "optima" / f"seed{seed}.npz") as z:
+def kept(seed: int, run: str | None = None) -> np.ndarray:
+    """``run``'s kept test optima of ``seed``; by default the cut loop's: seed 42's 1000
+    (``cvrp30_full``), the first 200 of the others (``cvrp30``)."""
+    run = run or ("cvrp30_full" if seed == 42 else "cvrp30")
+    with np.load(RUNS / run / "optima" / f"seed{seed}.npz") as z:
         return z["optima"]
 
 
@@ -52,6 +58,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, nargs="+", default=list(range(42, 52)))
     ap.add_argument("--count", type=int, default=None, help="the most instances a seed (default: all kept)")
+    ap.add_argument("--run", default=None, help="the run whose kept optima to check (default: the cut loop's)")
+    ap.add_argument("--start", type=int, default=0, help="the first test instance")
     ap.add_argument("--out", type=Path, default=OUT)
     a = ap.parse_args()
     rows = json.loads(a.out.read_text())["rows"] if a.out.exists() else []
@@ -67,16 +75,18 @@ def main() -> None:
     for seed in a.seeds:
         if any(r["seed"] == seed for r in rows):
             continue
-        ref = kept(seed)[: a.count]
+        ref = kept(seed, a.run)[a.start :][: a.count]
         cut_loop.clear()
-        d = routing.split(31, 4, seed, 1000, 100, len(ref), "cvrp")
-        costs, q = d.c_test[: len(ref)], cvrp.demands(seed, 30)
+        d = routing.split(31, 4, seed, 1000, 100, a.start + len(ref), "cvrp")
+        costs, q = d.c_test[a.start :], cvrp.demands(seed, 30)
         t = time.perf_counter()
         x = cvrp_routes.routes(costs, 31, q, cvrp.CAPACITY, 8, solver="vrpsolver")
         z = (costs * x).sum(1)
         seconds = time.perf_counter() - t
         diff = np.abs(z - ref)
-        rows.append(dict(seed=seed, instances=len(ref), equal=int((z == ref).sum()), cut_loop=sum(cut_loop),
+        differ = [a.start + int(i) for i in np.flatnonzero(z != ref)]  # the test instances whose optima differ
+        rows.append(dict(seed=seed, start=a.start, instances=len(ref), equal=int((z == ref).sum()), differ=differ,
+                         cut_loop=sum(cut_loop),
                          max_abs_diff=float(diff.max()),
                          max_rel_diff=float((diff / np.abs(ref)).max()), seconds=seconds))  # fmt: skip
         print(f"seed {seed}: {len(ref)} instances, {rows[-1]['equal']} optima equal to the last digit, largest "
