@@ -209,8 +209,8 @@ def _stderr_read(lines: list[str]) -> Iterator[None]:
             os.close(saved)
             f.seek(0)
             text = f.read()
-            if text:
-                os.write(2, text)
+            with os.fdopen(os.dup(2), "wb") as err:  # the whole text, however the descriptor takes it
+                err.write(text)
             lines += text.decode(errors="replace").splitlines()
 
 
