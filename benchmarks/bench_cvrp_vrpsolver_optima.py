@@ -9,7 +9,8 @@ difference, the instances that differ, how many instances the cut loop solved (V
 did not fit, served a customer alone, or BaPCod wrote an error during the solve), and the seconds;
 saves ``benchmarks/results/cvrp30_vrpsolver_optima.json`` after each seed (a rerun skips the seeds
 saved). ``--run`` checks another run's kept optima instead (VRPSolver's own, solved again), from
-test instance ``--start``.
+test instance ``--start``; with ``--floor``, the true costs of its kept Bayes-floor decisions (the
+routes for E[c | x] solved again).
 
     python benchmarks/bench_cvrp_vrpsolver_optima.py                  # seed 42's 1000, then 43-51's 200
     python benchmarks/bench_cvrp_vrpsolver_optima.py --seeds 42 --count 200
@@ -17,6 +18,8 @@ test instance ``--start``.
         --out benchmarks/results/cvrp30_vrpsolver_optima_cut_first.json
     python benchmarks/bench_cvrp_vrpsolver_optima.py --run cvrp30_full --seeds 45 --start 250 \\
         --out benchmarks/results/cvrp30_full_seed45_optima_again.json   # VRPSolver's own kept optima, again
+    python benchmarks/bench_cvrp_vrpsolver_optima.py --run cvrp30_full --seeds 45 --floor \\
+        --out benchmarks/results/cvrp30_full_seed45_floor_again.json    # the floor's kept decisions, again
 
 ``cvrp30_vrpsolver_optima.json`` holds VRPSolver's check as it was before 2026-12-01 (an instance
 whose routes served a customer alone went to the cut loop), ``cvrp30_vrpsolver_optima_alone.json``
@@ -54,14 +57,26 @@ def kept(seed: int, run: str | None = None) -> np.ndarray:
         return z["optima"]
 
 
+def kept_floor(seed: int, run: str) -> tuple[np.ndarray, routing.Split]:
+    """The true costs of ``run``'s kept Bayes-floor test decisions of ``seed``, and the seed's data
+    (its test set as large as the run's)."""
+    d = routing.split(31, 4, seed, 1000, 100, len(kept(seed, run)), "cvrp")
+    path = routing.decisions_file(argparse.Namespace(out=RUNS / run), seed, "bayes", d.e_test)
+    with np.load(path) as z:
+        return z["realized"], d
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, nargs="+", default=list(range(42, 52)))
     ap.add_argument("--count", type=int, default=None, help="the most instances a seed (default: all kept)")
     ap.add_argument("--run", default=None, help="the run whose kept optima to check (default: the cut loop's)")
     ap.add_argument("--start", type=int, default=0, help="the first test instance")
+    ap.add_argument("--floor", action="store_true", help="check the run's Bayes-floor decisions, not its optima")
     ap.add_argument("--out", type=Path, default=OUT)
     a = ap.parse_args()
+    if a.floor and a.run is None:
+        ap.error("expected --run with --floor (the run whose floor decisions to check), got none")
     rows = json.loads(a.out.read_text())["rows"] if a.out.exists() else []
     cut_loop: list[int] = []  # instances each call of the cut loop solved
     loop = cvrp_routes._cut_loop
@@ -75,12 +90,17 @@ def main() -> None:
     for seed in a.seeds:
         if any(r["seed"] == seed for r in rows):
             continue
-        ref = kept(seed, a.run)[a.start :][: a.count]
+        if a.floor:
+            ref, d = kept_floor(seed, a.run)
+            ref = ref[a.start :][: a.count]
+        else:
+            ref = kept(seed, a.run)[a.start :][: a.count]
+            d = routing.split(31, 4, seed, 1000, 100, a.start + len(ref), "cvrp")
+        costs, q = d.c_test[a.start :][: len(ref)], cvrp.demands(seed, 30)
+        routed = d.e_test[a.start :][: len(ref)] if a.floor else costs  # the floor's routes are for E[c | x]
         cut_loop.clear()
-        d = routing.split(31, 4, seed, 1000, 100, a.start + len(ref), "cvrp")
-        costs, q = d.c_test[a.start :], cvrp.demands(seed, 30)
         t = time.perf_counter()
-        x = cvrp_routes.routes(costs, 31, q, cvrp.CAPACITY, 8, solver="vrpsolver")
+        x = cvrp_routes.routes(routed, 31, q, cvrp.CAPACITY, 8, solver="vrpsolver")
         z = (costs * x).sum(1)
         seconds = time.perf_counter() - t
         diff = np.abs(z - ref)
@@ -89,7 +109,8 @@ def main() -> None:
                          cut_loop=sum(cut_loop),
                          max_abs_diff=float(diff.max()),
                          max_rel_diff=float((diff / np.abs(ref)).max()), seconds=seconds))  # fmt: skip
-        print(f"seed {seed}: {len(ref)} instances, {rows[-1]['equal']} optima equal to the last digit, largest "
+        what = "floor decisions' true costs" if a.floor else "optima"
+        print(f"seed {seed}: {len(ref)} instances, {rows[-1]['equal']} {what} equal to the last digit, largest "
               f"difference {diff.max():.2e}, {sum(cut_loop)} by the cut loop, {seconds:.0f} s on the two cores",
               flush=True)  # fmt: skip
         cache.write_text(a.out, json.dumps(dict(rows=rows), indent=1))

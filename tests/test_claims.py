@@ -1479,6 +1479,25 @@ def test_vrpsolver_s_figures_are_the_benchmarks():
         assert fragment in text, fragment
 
 
+def test_cvrp30_seed_45s_bapcod_error_was_checked():
+    """One solve of CVRP30 seed 45's run wrote a BaPCod error; docs/results.md quotes the check: its
+    optima from the 251st and the floor's 1000 decisions solved again with the guard, all equal."""
+    (optima,) = json.loads((RESULTS / "cvrp30_full_seed45_optima_again.json").read_text())["rows"]
+    (floor,) = json.loads((RESULTS / "cvrp30_full_seed45_floor_again.json").read_text())["rows"]
+    assert (optima["seed"], optima["start"], optima["instances"]) == (45, 250, 750)
+    assert (floor["seed"], floor["start"], floor["instances"]) == (45, 0, 1000)
+    for row in optima, floor:
+        assert row["equal"] == row["instances"] and row["differ"] == [] and row["max_abs_diff"] == 0.0
+    text = " ".join(README.replace("**", "").split())
+    cut_loop = "none" if optima["cut_loop"] == 0 else str(optima["cut_loop"])
+    fragment = (
+        f"those 750 optima equal the kept ones to the last digit ({optima['seconds']:.0f} s, {cut_loop} by the cut "
+        f"loop), and so do the true costs of the floor's 1000 decisions ({floor['seconds']:.0f} s, "
+        f"{floor['cut_loop']} by the cut loop;"
+    )
+    assert fragment in text, fragment
+
+
 def _decisions(run: str, row: dict) -> np.ndarray:
     """The true costs of a routing row's test decisions, per instance (the file its ``decisions`` names)."""
     with np.load(RESULTS / "routing" / run / row["decisions"]) as z:
