@@ -70,7 +70,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, nargs="+", default=list(range(42, 52)))
     ap.add_argument("--count", type=int, default=None, help="the most instances a seed (default: all kept)")
-    ap.add_argument("--run", default=None, help="the run whose kept optima to check (default: the cut loop's)")
+    ap.add_argument("--run", default=None, help="the run whose kept figures to check (default: the cut loop's optima)")
     ap.add_argument("--start", type=int, default=0, help="the first test instance")
     ap.add_argument("--floor", action="store_true", help="check the run's Bayes-floor decisions, not its optima")
     ap.add_argument("--out", type=Path, default=OUT)
