@@ -223,6 +223,46 @@ def test_routes_serving_a_customer_alone_go_to_the_cut_loop_then_vrpsolver(cut_f
         assert isinstance(asked[1], list) and {1, 2, 3} <= set(asked[1][0])
 
 
+@pytest.mark.skipif(not cvrp_vrpsolver.available(), reason=NO_VRPSOLVER)
+@pytest.mark.parametrize("limit", [None, 200.0])
+def test_the_cut_loop_and_vrpsolver_take_turns_with_twice_the_seconds(limit, monkeypatch):
+    """Where the cut loop gives up and VRPSolver solving again runs out of time (both stood in here
+    on their first two turns), they take turns, each with twice the seconds of the turn before,
+    until one solves the instance; with ``time_limit``, no turn has more than it, and after the
+    turn that reaches it the cut loop solves within it (raising if it cannot). The routes are the
+    HiGHS cut loop's optimum."""
+    n, cap, most, C, q = _lone_customers(3)
+    ref = (C * cvrp_routes.routes(C, n, q, cap, most, solver="highs")).sum(1)
+    turns: list[tuple[str, float | None, bool]] = []
+    real, loop = cvrp_vrpsolver.routes, cvrp_routes._cut_loop
+
+    def ask(c, n, q, Q, V, limit, workers, lone=None):
+        if lone is None:  # VRPSolver's first solve: customers served alone
+            return real(c, n, q, Q, V, limit, workers)
+        turns.append(("vrpsolver", limit, True))
+        return np.full(c.shape, np.nan), [None] * len(c)  # out of time
+
+    def cut_loop(c, n, q, Q, V, how, limit, *, give_up=False):
+        turns.append(("cut loop", limit, give_up))
+        if give_up and sum(t[0] == "cut loop" for t in turns) <= 2:
+            return np.full(c.shape, np.nan)  # gave up
+        return loop(c, n, q, Q, V, how, limit, give_up=give_up)
+
+    monkeypatch.setattr(cvrp_vrpsolver, "routes", ask)
+    monkeypatch.setattr(cvrp_routes, "_cut_loop", cut_loop)
+    x = cvrp_routes.routes(C, n, q, cap, most, solver="vrpsolver", time_limit=limit)
+    assert _is_routes(x, n, q, cap, 1, most).all()
+    np.testing.assert_allclose((C * x).sum(1), ref)
+    s = cvrp_routes._CUT_FIRST
+    if limit is None:
+        assert turns == [("cut loop", s, True), ("vrpsolver", 2 * s, True), ("cut loop", 4 * s, True),
+                         ("vrpsolver", 8 * s, True), ("cut loop", 16 * s, True)]  # fmt: skip
+    else:
+        assert 4 * s > limit > 2 * s  # the third turn reaches it
+        assert turns == [("cut loop", s, True), ("vrpsolver", 2 * s, True), ("cut loop", limit, True),
+                         ("vrpsolver", limit, True), ("cut loop", limit, False)]  # fmt: skip
+
+
 @pytest.mark.parametrize("give_up", [True, False])
 def test_a_cut_loop_that_runs_out_of_time_gives_no_routes(give_up, monkeypatch):
     """Where the fewest routes carry the demands only just, the cut loop's optimum with a route more

@@ -53,14 +53,15 @@ def routes(
 ) -> np.ndarray:  # fmt: skip
     """Optimal routes ``(B, n(n−1)/2)`` (0/1 edges) for edge costs ``(B, n(n−1)/2)`` (minimised).
 
-    VRPSolver's branch, cut and price ([`cvrp_vrpsolver`][ldopt.problems.cvrp_vrpsolver]) where
-    it is installed (where its routes serve a customer alone, the cut loop first for
-    ``_CUT_FIRST`` seconds, then VRPSolver again with those customers kept from routes of their
-    own), else (and for the instances whose VRPSolver routes still do not fit the edge model) the
-    capacity cut loop of the module docstring: one instance per solve, instances on ldopt's thread
-    pool, started from PyVRP's routes where ``pyvrp`` is installed; where the fewest routes
-    carry the demands only just, the better of the enumeration of
-    [`cvrp_packings`][ldopt.problems.cvrp_packings] and the cut loop with a route more.
+    VRPSolver's branch, cut and price ([`cvrp_vrpsolver`][ldopt.problems.cvrp_vrpsolver]) where it
+    is installed (where its routes serve a customer alone, the cut loop for ``_CUT_FIRST`` seconds,
+    then VRPSolver again with those customers kept from routes of their own for twice as many, and
+    so on in turn, each turn with twice the seconds of the one before), else (and for the instances
+    whose VRPSolver routes still do not fit the edge model) the capacity cut loop of the module
+    docstring: one instance per solve, instances on ldopt's thread pool, started from PyVRP's
+    routes where ``pyvrp`` is installed; where the fewest routes carry the demands only just, the
+    better of the enumeration of [`cvrp_packings`][ldopt.problems.cvrp_packings] and the cut loop
+    with a route more.
 
     Parameters
     ----------
@@ -103,20 +104,33 @@ def routes(
 
 
 def _vrpsolver_first(c: np.ndarray, n: int, q: np.ndarray, Q: float, V: int, limit: float | None) -> np.ndarray:
-    """VRPSolver's routes; where they serve a customer alone, the cut loop for ``_CUT_FIRST``
-    seconds, then VRPSolver again with those customers kept from routes of their own; the cut loop
-    for what is left (routes over the rounded demands' capacity, failures)."""
+    """VRPSolver's routes; where they serve a customer alone, the cut loop and VRPSolver solving
+    again (those customers kept from routes of their own) in turn until one of them solves it, the
+    cut loop first for ``_CUT_FIRST`` seconds and each turn with twice the seconds of the turn
+    before (either may take an hour where the other takes minutes), each within ``limit``; the cut
+    loop for what is left (routes over the rounded demands' capacity, failures, ``limit``)."""
     from ldopt.problems import cvrp_vrpsolver  # noqa: PLC0415
     from ldopt.runtime.threads import num_threads  # noqa: PLC0415
 
+    def within(seconds: float) -> float | None:  # a turn's seconds (0: none, ``limit`` alone)
+        return limit if not seconds else seconds if limit is None else min(seconds, limit)
+
     out, alone = cvrp_vrpsolver.routes(c, n, q, Q, V, limit, num_threads())
     again = [i for i in np.flatnonzero(np.isnan(out).any(1)) if alone[i]]
-    if again and _CUT_FIRST:
-        budget = _CUT_FIRST if limit is None else min(limit, _CUT_FIRST)
-        out[again] = _cut_loop(c[again], n, q, Q, V, "auto", budget, give_up=True)
-        again = [i for i in again if np.isnan(out[i]).any()]
-    if again and _ALONE:
-        out[again], _ = cvrp_vrpsolver.routes(c[again], n, q, Q, V, limit, num_threads(), [alone[i] for i in again])
+    seconds = _CUT_FIRST
+    while again:
+        if seconds:
+            out[again] = _cut_loop(c[again], n, q, Q, V, "auto", within(seconds), give_up=True)
+            again = [i for i in again if np.isnan(out[i]).any()]
+            seconds *= 2
+        if not (again and _ALONE):
+            break
+        out[again], ended = cvrp_vrpsolver.routes(
+            c[again], n, q, Q, V, within(seconds), num_threads(), [alone[i] or [] for i in again]
+        )
+        last = not seconds or (limit is not None and seconds >= limit)  # no turn with more seconds
+        again = [i for i, e in zip(again, ended, strict=True) if e is None and not last]  # out of time
+        seconds *= 2
     rest = np.flatnonzero(np.isnan(out).any(1))
     if len(rest):
         out[rest] = _cut_loop(c[rest], n, q, Q, V, "auto", limit)
@@ -260,8 +274,9 @@ _VRPSOLVER_FROM = 25  # customers from which "auto" takes VRPSolver before Gurob
 # minutes where the other takes seconds (CaVE's CVRP30, probes of the cut loop against VRPSolver solving again:
 # seed 48, 8 of its first 10 test instances, 0.1-17 s against 1-418 s; seed 50, 4 of PyEPO's first 7 costs,
 # 3.1, 14, 46 and 675 s against 5.0, 32, 164 and 46 s; seed 44, one of its test instances 300-349, over 200 s
-# against 17 s): the cut loop has these seconds first (0: none); benchmarks/bench_cvrp_routes.py --against
-# resolve-first
+# against 17 s): the cut loop has these seconds first (0: none; then VRPSolver twice as many, the cut loop
+# twice those, and so on: on one of seed 50's test instances 803 and 849, VRPSolver solving again ran for
+# over an hour, where the cut loop takes 119 s and 215 s); benchmarks/bench_cvrp_routes.py --against resolve-first
 _CUT_FIRST = 60.0
 _ALONE = True  # VRPSolver solves again where its routes serve a customer alone (False: the cut loop alone)
 

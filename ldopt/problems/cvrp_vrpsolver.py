@@ -89,10 +89,11 @@ def routes(
     time_limit: float | None,
     workers: int,
     lone: list[list[int]] | None = None,
-) -> tuple[np.ndarray, list[list[int]]]:
+) -> tuple[np.ndarray, list[list[int] | None]]:
     """Optimal routes ``(B, n(n−1)/2)`` (0/1 edges, PyEPO's edge order) for edge costs ``c``
     ``(B, n(n−1)/2)``, NaN rows where VRPSolver's routes do not fit the edge model or it failed,
-    and for each instance the customers that its routes serve alone (none where it failed).
+    and for each instance the customers that its routes serve alone (``None`` where it failed or
+    reached ``time_limit``).
 
     Parameters
     ----------
@@ -115,7 +116,7 @@ def routes(
         their own: it solves again, adding those its routes serve alone, until none is.
     """
     out = np.full(c.shape, np.nan)
-    alone: list[list[int]] = [[] for _ in range(len(c))]
+    alone: list[list[int] | None] = [None] * len(c)
     idle: queue.Queue[_Worker] = queue.Queue()
     for w in _workers(workers):
         idle.put(w)
